@@ -1,0 +1,58 @@
+/** @module The CLI entry: routes a command line to its command and turns errors into exit codes. */
+import { EngramError, toEngramError } from "../core/errors.ts";
+import { VERSION } from "../version.ts";
+import type { Command, CommandContext } from "./context.ts";
+import { EXIT, exitCodeFor } from "./exit_codes.ts";
+import { brainsCommand } from "./commands/brains.ts";
+import { rememberCommand } from "./commands/remember.ts";
+import { searchCommand } from "./commands/search.ts";
+import { serveCommand } from "./commands/serve.ts";
+import { stdioCommand } from "./commands/stdio.ts";
+import { versionCommand } from "./commands/version.ts";
+
+const COMMANDS: Record<string, Command> = {
+  stdio: stdioCommand,
+  serve: serveCommand,
+  remember: rememberCommand,
+  search: searchCommand,
+  brains: brainsCommand,
+  version: versionCommand,
+};
+
+/** Top-level help. */
+export const MAIN_HELP = `engram ${VERSION} — local-first memory for AI agents (MCP server)
+
+usage: engram COMMAND [options]
+
+commands:
+  stdio                  serve the memory tools over MCP on stdin/stdout
+  serve                  serve MCP over HTTP (not in this build yet)
+  remember FILE|-        store a markdown document
+  search QUERY           full-text search
+  brains list|create     list or create brains
+  version                print version information
+
+Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.
+Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 database busy (retry later).
+`;
+
+/** Runs one command line and returns the exit code. Never throws. */
+export async function runCli(argv: string[], ctx: CommandContext): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+      ctx.out.line(MAIN_HELP);
+      return name === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (name === "--version" || name === "-V") return await versionCommand([], ctx);
+    const command = COMMANDS[name];
+    if (!command) {
+      throw new EngramError("invalid_argument", `unknown command "${name}"; see: engram --help`);
+    }
+    return await command(rest, ctx);
+  } catch (err) {
+    const e = toEngramError(err);
+    ctx.out.warn(`engram: ${e.code === "invalid_argument" ? "" : `${e.code}: `}${e.message}`);
+    return exitCodeFor(e.code);
+  }
+}

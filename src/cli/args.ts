@@ -1,0 +1,97 @@
+/** @module Command-line parsing on node:util parseArgs, with usage errors that say how to get help. */
+import { parseArgs } from "node:util";
+import { EngramError } from "../core/errors.ts";
+import type { ConfigFlags } from "../config/load.ts";
+
+/** One option of a command. */
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  /** Shown in --help, e.g. "SLUG  brain slug or id". */
+  help: string;
+}
+
+/** A command's parser spec. */
+export interface CommandSpec {
+  /** The command words after `engram`, e.g. "brains create". */
+  name: string;
+  /** e.g. "engram search QUERY [options]". */
+  usage: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  /** How many positionals: [min, max]. */
+  positionals: [number, number];
+}
+
+/** Options every command accepts. */
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  config: { type: "string", help: "FILE  config file (else $ENGRAM_CONFIG, ./config/engram.yaml, $XDG_CONFIG_HOME/engram/engram.yaml)" },
+  data: { type: "string", help: "DIR  data directory holding engram.db (else $ENGRAM_DATA_DIR, $XDG_DATA_HOME/engram)" },
+  "log-level": { type: "string", help: "LEVEL  debug|info|notice|warning|error (stderr)" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+/** Parsed arguments. */
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  help: boolean;
+}
+
+/** Parses argv for a command; unknown options and wrong arity are `invalid_argument` (exit 2). */
+export function parseCommand(argv: string[], spec: CommandSpec): Parsed {
+  const options = { ...spec.options, ...GLOBAL_OPTIONS };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: Object.fromEntries(
+        Object.entries(options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple === true, ...(o.short ? { short: o.short } : {}) }]),
+      ),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw usageError(spec, (err as Error).message.split("\n")[0]);
+  }
+  const help = parsed.values.help === true;
+  const n = parsed.positionals.length;
+  if (!help && (n < spec.positionals[0] || n > spec.positionals[1])) {
+    throw usageError(spec, n < spec.positionals[0] ? "missing argument" : `unexpected argument "${parsed.positionals[spec.positionals[1]]}"`);
+  }
+  return { values: parsed.values as Parsed["values"], positionals: parsed.positionals, help };
+}
+
+/** A usage error that shows the usage line. */
+export function usageError(spec: CommandSpec, message: string): EngramError {
+  return new EngramError("invalid_argument", `${message}\nusage: ${spec.usage}\nsee: engram ${spec.name} --help`);
+}
+
+/** The --help text of a command. */
+export function helpText(spec: CommandSpec): string {
+  const rows = Object.entries({ ...spec.options, ...GLOBAL_OPTIONS }).map(([name, o]) => {
+    const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}`;
+    const [arg, ...desc] = o.type === "string" ? o.help.split("  ") : ["", o.help];
+    return `  ${`${flag} ${arg}`.padEnd(30)} ${desc.join("  ") || o.help}${o.multiple ? " (repeatable)" : ""}`;
+  });
+  return `${spec.summary}\n\nusage: ${spec.usage}\n\noptions:\n${rows.join("\n")}\n`;
+}
+
+/** The config-related flags from parsed values. */
+export function configFlags(values: Parsed["values"]): ConfigFlags {
+  return {
+    config: values.config as string | undefined,
+    data: values.data as string | undefined,
+    logLevel: values["log-level"] as string | undefined,
+  };
+}
+
+/** An integer option, or a usage error naming it. */
+export function intOption(spec: CommandSpec, values: Parsed["values"], name: string): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw usageError(spec, `--${name} must be an integer, got "${raw}"`);
+  return n;
+}

@@ -1,0 +1,58 @@
+/** @module `engram search`: full-text search from a script or a terminal. */
+import { loadConfig } from "../../config/load.ts";
+import { SearchInput } from "../../core/schemas.ts";
+import { parseInput } from "../../core/validate.ts";
+import { type CommandSpec, configFlags, helpText, intOption, parseCommand } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { applyModePermissions } from "../permissions.ts";
+import { CLI_CALLER, openRuntime } from "../runtime.ts";
+
+/** Usage of `engram search`. */
+export const SEARCH_SPEC: CommandSpec = {
+  name: "search",
+  usage: "engram search QUERY [--brain SLUG] [--top-k N] [--scope S] [--sort S] [--json]",
+  summary: "Full-text search a brain. Any text is a safe query.",
+  options: {
+    brain: { type: "string", help: "SLUG  brain slug or id" },
+    "top-k": { type: "string", help: "N  number of hits, 1..100 (default 10)" },
+    scope: { type: "string", help: "S  all (default), global, project or agent" },
+    sort: { type: "string", help: "S  relevance (default), recency or relevance_then_recency" },
+    json: { type: "boolean", help: "print the search result as JSON" },
+  },
+  positionals: [1, 1],
+};
+
+/** Searches and prints hits. */
+export async function searchCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseCommand(argv, SEARCH_SPEC);
+  if (args.help) {
+    ctx.out.line(helpText(SEARCH_SPEC));
+    return 0;
+  }
+  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
+  const input = parseInput(SearchInput, {
+    query: args.positionals[0],
+    brain: args.values.brain,
+    top_k: intOption(SEARCH_SPEC, args.values, "top-k"),
+    scope: args.values.scope,
+    sort: args.values.sort,
+  }, "search");
+  const runtime = await openRuntime(config);
+  try {
+    await applyModePermissions("cli", config);
+    const result = await runtime.service.search(CLI_CALLER, input);
+    if (args.values.json) {
+      ctx.out.json(result);
+      return 0;
+    }
+    if (result.hits.length === 0) ctx.out.line(`no results for "${result.query}"`);
+    result.hits.forEach((h, i) => {
+      const snippet = (h.highlights.at(-1) ?? h.content).replace(/\s+/g, " ").slice(0, 200);
+      ctx.out.line(`${ctx.out.bold(`${i + 1}. ${h.title}`)}  ${ctx.out.dim(`${h.path}  score ${h.score.toFixed(2)}`)}`);
+      ctx.out.line(`   ${snippet}`);
+    });
+    return 0;
+  } finally {
+    runtime.close();
+  }
+}

@@ -1,0 +1,63 @@
+/** @module `engram stdio`: the MCP server on stdin/stdout. */
+import { loadConfig } from "../../config/load.ts";
+import { createMcpServer } from "../../mcp/server/factory.ts";
+import { StdioTransport } from "../../mcp/server/stdio_transport.ts";
+import { VERSION } from "../../version.ts";
+import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { stderrLogger } from "../logger.ts";
+import { applyModePermissions } from "../permissions.ts";
+import { openRuntime } from "../runtime.ts";
+
+/** Usage of `engram stdio`. */
+export const STDIO_SPEC: CommandSpec = {
+  name: "stdio",
+  usage: "engram stdio [--tier read|write|admin] [--brain SLUG]",
+  summary:
+    "Serve the memory tools over MCP on stdin/stdout (for Claude Code, Cursor, Claude Desktop). Logs go to stderr.",
+  options: {
+    tier: { type: "string", help: "TIER  read (default), write or admin: which tools the client sees" },
+    brain: { type: "string", help: "SLUG  default brain for calls that name none" },
+  },
+  positionals: [0, 0],
+};
+
+/** Runs the stdio server until stdin closes or a termination signal arrives. */
+export async function stdioCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseCommand(argv, STDIO_SPEC);
+  if (args.help) {
+    ctx.out.line(helpText(STDIO_SPEC));
+    return 0;
+  }
+  const config = loadConfig(
+    { ...configFlags(args.values), tier: args.values.tier as string | undefined, brain: args.values.brain as string | undefined },
+    { env: ctx.env, cwd: ctx.cwd },
+  );
+  const logger = stderrLogger(config.logLevel);
+  const runtime = await openRuntime(config);
+  const revoked = await applyModePermissions("stdio", config);
+  logger.debug("permissions revoked", { revoked });
+
+  const server = createMcpServer({
+    service: runtime.service,
+    caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
+    logger,
+    version: VERSION,
+  });
+  const transport = new StdioTransport({ readable: ctx.stdin, writable: ctx.stdout });
+  transport.onNegotiated = (version) => {
+    const client = server.getClientVersion();
+    logger.info(`MCP session started: protocol ${version}, client ${client?.name ?? "?"} ${client?.version ?? ""}`.trim());
+  };
+  transport.onerror = (err) => logger.warn("stdio transport error", { error: err.message });
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  const stop = () => void transport.close();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
+  logger.info(`engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${config.dbFile}`);
+  await server.connect(transport);
+  await closed;
+  for (const s of signals) Deno.removeSignalListener(s, stop);
+  runtime.close();
+  return 0;
+}

@@ -1,0 +1,12 @@
+/** @module Process exit codes (documented in the README). */
+import type { ErrorCode } from "../core/errors.ts";
+
+/** Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 busy/locked (EX_TEMPFAIL: retry later). */
+export const EXIT = { ok: 0, error: 1, usage: 2, busy: 75 } as const;
+
+/** The exit code for an error code. */
+export function exitCodeFor(code: ErrorCode): number {
+  if (code === "invalid_argument") return EXIT.usage;
+  if (code === "busy") return EXIT.busy;
+  return EXIT.error;
+}

@@ -1,0 +1,48 @@
+/**
+ * @module Dropping Deno permissions a mode does not need, right after start-up (PRODUCT.md "Modes").
+ *
+ * Only `run` can be narrowed command by command (the ceiling is a list); the others are dropped
+ * whole once start-up has used them. SQLite keeps its open file handles after read/write go.
+ */
+import type { ResolvedConfig } from "../config/load.ts";
+import { RUN_CEILING } from "../config/permissions.ts";
+
+/** The permission-scoped modes. */
+export type Mode = "serve" | "stdio" | "cli";
+
+/** Commands the config allows stdio upstream servers to launch (global and per-server lists). */
+export function configuredRunAllowlist(config: ResolvedConfig): string[] {
+  const perServer = config.mcp.mcp_servers.flatMap((s) =>
+    Array.isArray(s.stdio_allowed_commands) ? (s.stdio_allowed_commands as string[]) : []
+  );
+  return [...new Set([...config.mcp.stdio_allowed_commands, ...perServer])];
+}
+
+/** Revokes what `mode` does not need. Call after config is loaded and the database is open. */
+export async function applyModePermissions(mode: Mode, config: ResolvedConfig): Promise<string[]> {
+  const revoked: string[] = [];
+  const revoke = async (desc: Deno.PermissionDescriptor, label: string) => {
+    await Deno.permissions.revoke(desc);
+    revoked.push(label);
+  };
+  // Everything engram reads from the environment has been read by now.
+  await revoke({ name: "env" }, "env");
+  if (mode === "cli") {
+    await revoke({ name: "run" }, "run");
+    await revoke({ name: "net" }, "net");
+    return revoked;
+  }
+  const keep = new Set(configuredRunAllowlist(config));
+  for (const cmd of RUN_CEILING) {
+    if (!keep.has(cmd)) await revoke({ name: "run", command: cmd }, `run:${cmd}`);
+  }
+  const needsNet = mode === "serve" || config.providers.length > 0 ||
+    config.mcp.mcp_servers.some((s) => s.transport === "http" || s.transport === "sse");
+  if (!needsNet) await revoke({ name: "net" }, "net");
+  if (mode === "stdio" && config.mcp.allowed_file_roots.length === 0 && config.mcp.mcp_servers.length === 0) {
+    // Nothing to read or write besides the already-open database.
+    await revoke({ name: "write" }, "write");
+    await revoke({ name: "read" }, "read");
+  }
+  return revoked;
+}

@@ -1,0 +1,148 @@
+/** @module Finding, reading, interpolating and validating the config; applying env and flags on top. */
+import { EngramError } from "../core/errors.ts";
+import type { Tier } from "../core/types.ts";
+import type { EnvSnapshot } from "./env.ts";
+import { dataDirectory, expandHome, joinPath } from "./paths.ts";
+import { ConfigSchema, type FileConfig, LOG_LEVELS } from "./schema.ts";
+import { parseYamlSource, type YamlSource } from "./yaml_source.ts";
+
+/** Flags that override config (flags > env > file > defaults). */
+export interface ConfigFlags {
+  config?: string;
+  data?: string;
+  tier?: string;
+  brain?: string;
+  logLevel?: string;
+}
+
+/** Everything a command needs to know, resolved. */
+export interface ResolvedConfig {
+  /** The file that was read, or null when running on defaults. */
+  configFile: string | null;
+  dataDir: string;
+  dbFile: string;
+  defaultBrain?: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  synchronous: "NORMAL" | "FULL";
+  stdioTier: Tier;
+  server: { host: string; port: number };
+  mcp: FileConfig["mcp"];
+  providers: FileConfig["providers"];
+  /** NO_COLOR is set (https://no-color.org). */
+  noColor: boolean;
+}
+
+/** Loads the config per PRODUCT.md: search order, `${ENV}` interpolation, validation, precedence. */
+export function loadConfig(flags: ConfigFlags, options: { env: EnvSnapshot; cwd: string }): ResolvedConfig {
+  const { env, cwd } = options;
+  const file = findConfigFile(flags, env, cwd);
+  let parsed: FileConfig;
+  if (file) {
+    const text = readConfigText(file);
+    const source = parseYamlSource(file, text);
+    const interpolated = interpolate(source.value, [], source, env);
+    parsed = validate(interpolated, source);
+  } else {
+    parsed = ConfigSchema.parse({});
+  }
+
+  const tier = flags.tier ?? env.get("ENGRAM_TIER") ?? parsed.stdio.tier;
+  if (!["read", "write", "admin"].includes(tier)) {
+    throw new EngramError("invalid_argument", `invalid tier "${tier}"; use one of read, write, admin`);
+  }
+  const logLevel = flags.logLevel ?? env.get("ENGRAM_LOG_LEVEL") ?? parsed.log_level;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new EngramError("invalid_argument", `invalid log level "${logLevel}"; use one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const dataDir = dataDirectory({ flag: flags.data, config: parsed.data_dir, env, cwd });
+  return {
+    configFile: file,
+    dataDir,
+    dbFile: joinPath(dataDir, "engram.db"),
+    defaultBrain: flags.brain ?? env.get("ENGRAM_DEFAULT_BRAIN") ?? parsed.default_brain,
+    logLevel: logLevel as ResolvedConfig["logLevel"],
+    synchronous: parsed.storage.synchronous === "full" ? "FULL" : "NORMAL",
+    stdioTier: tier as Tier,
+    server: parsed.server,
+    mcp: {
+      ...parsed.mcp,
+      allowed_file_roots: parsed.mcp.allowed_file_roots.map((r) => expandHome(r, env)),
+    },
+    providers: parsed.providers,
+    noColor: (env.get("NO_COLOR") ?? "") !== "",
+  };
+}
+
+/** `--config`, `$ENGRAM_CONFIG` (both must exist), `./config/engram.yaml`, `$XDG_CONFIG_HOME/engram/engram.yaml`. */
+export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string): string | null {
+  const explicit = flags.config ?? env.get("ENGRAM_CONFIG");
+  if (explicit) {
+    const path = expandHome(explicit, env, cwd);
+    if (!exists(path)) {
+      const from = flags.config ? "--config" : "ENGRAM_CONFIG";
+      throw new EngramError("invalid_argument", `config file ${path} (from ${from}) does not exist`);
+    }
+    return path;
+  }
+  const home = env.get("HOME");
+  const xdg = env.get("XDG_CONFIG_HOME") || (home ? joinPath(home, ".config") : undefined);
+  const candidates = [joinPath(cwd, "config/engram.yaml"), xdg ? joinPath(xdg, "engram/engram.yaml") : undefined];
+  return candidates.find((c): c is string => c !== undefined && exists(c)) ?? null;
+}
+
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function readConfigText(file: string): string {
+  try {
+    return Deno.readTextFileSync(file);
+  } catch (err) {
+    throw new EngramError("invalid_argument", `cannot read config ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Replaces `${VAR}` in every string value; `$${` is a literal `${`. A missing variable is an error with its line. */
+function interpolate(value: unknown, path: (string | number)[], source: YamlSource, env: EnvSnapshot): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
+      if (whole.startsWith("$$")) return whole.slice(1);
+      const v = env.get(name);
+      if (v === undefined) {
+        throw new EngramError(
+          "invalid_argument",
+          `config ${where(source, path)}: \${${name}} is not set in the environment; export ${name} or remove the reference`,
+        );
+      }
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], source, env));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, interpolate(v, [...path, k], source, env)]),
+    );
+  }
+  return value;
+}
+
+function validate(value: unknown, source: YamlSource): FileConfig {
+  const result = ConfigSchema.safeParse(value);
+  if (result.success) return result.data;
+  const lines = result.error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+    const keys = issue.code === "unrecognized_keys" ? ` (${issue.keys.join(", ")})` : "";
+    return `config ${where(source, path)}: ${issue.message}${keys}`;
+  });
+  throw new EngramError("invalid_argument", lines.join("\n"), { cause: result.error });
+}
+
+function where(source: YamlSource, path: (string | number)[]): string {
+  const line = source.lineOf(path);
+  const key = path.length ? path.join(".") : "(top level)";
+  return `${source.file}${line ? `:${line}` : ""} key ${key}`;
+}

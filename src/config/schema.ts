@@ -1,0 +1,31 @@
+/** @module The configuration file's schema (zod) and defaults. */
+import { z } from "zod";
+
+/** Log levels, lowest first (RFC 5424 names, as MCP logging uses). */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+
+/** The YAML config. Unknown keys are errors so a typo never silently does nothing. */
+export const ConfigSchema = z.strictObject({
+  data_dir: z.string().min(1).optional().describe("Directory holding engram.db"),
+  default_brain: z.string().min(1).optional().describe("Brain used when a call names none"),
+  log_level: z.enum(LOG_LEVELS).default("info"),
+  storage: z.strictObject({
+    synchronous: z.enum(["normal", "full"]).default("normal"),
+  }).default({ synchronous: "normal" }),
+  stdio: z.strictObject({
+    tier: z.enum(["read", "write", "admin"]).default("read"),
+  }).default({ tier: "read" }),
+  server: z.strictObject({
+    host: z.string().min(1).default("127.0.0.1"),
+    port: z.number().int().min(0).max(65535).default(8787),
+  }).default({ host: "127.0.0.1", port: 8787 }),
+  mcp: z.strictObject({
+    stdio_allowed_commands: z.array(z.string().min(1)).default([]),
+    allowed_file_roots: z.array(z.string().min(1)).default([]),
+    mcp_servers: z.array(z.looseObject({ name: z.string().min(1) })).default([]),
+  }).default({ stdio_allowed_commands: [], allowed_file_roots: [], mcp_servers: [] }),
+  providers: z.array(z.looseObject({ type: z.string().min(1) })).default([]),
+});
+
+/** The validated file config. */
+export type FileConfig = z.infer<typeof ConfigSchema>;

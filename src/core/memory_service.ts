@@ -1,0 +1,273 @@
+/** @module The memory service: every memory operation, independent of transport and storage. */
+import { accessibleBrains, createBrain, resolveBrain } from "./brains.ts";
+import { EngramError } from "./errors.ts";
+import { sha256Hex } from "./hash.ts";
+import { newId } from "./ids.ts";
+import { chunkMarkdown } from "./markdown/chunker.ts";
+import { parseLinks } from "./markdown/links.ts";
+import { deriveTitle, derivePath, normalizePath } from "./markdown/naming.ts";
+import type { CreateBrainArgs, GetArgs, RefArgs, RememberArgs, SearchArgs, TimelineArgs, UpdateArgs } from "./schemas.ts";
+import type { DocumentRef, MemoryStore } from "./store.ts";
+import type {
+  Backlink,
+  Brain,
+  BrainStats,
+  CallerContext,
+  DocumentRecord,
+  DocumentSource,
+  DocumentWithContent,
+  Metadata,
+  SearchHit,
+  TagCount,
+  TimelineEntry,
+} from "./types.ts";
+
+/** How often a write is retried when another writer changed the same document first. */
+const WRITE_ATTEMPTS = 5;
+
+/** Search result payload (TOOLS.md). */
+export interface SearchResult {
+  query: string;
+  brain_id: string;
+  hits: SearchHit[];
+  took_ms: number;
+}
+
+/** Options for the service. */
+export interface MemoryServiceOptions {
+  /** Brain used when a call names none (config `default_brain` / `ENGRAM_DEFAULT_BRAIN`). */
+  defaultBrain?: string;
+}
+
+/** Memory operations on top of a MemoryStore. */
+export class MemoryService {
+  readonly store: MemoryStore;
+  readonly #defaultBrain?: string;
+
+  constructor(store: MemoryStore, options: MemoryServiceOptions = {}) {
+    this.store = store;
+    this.#defaultBrain = options.defaultBrain;
+  }
+
+  /** The brain a call runs against. */
+  brain(caller: CallerContext, brain?: string): Promise<Brain> {
+    return resolveBrain(this.store, caller, { brain, defaultBrain: this.#defaultBrain });
+  }
+
+  /** Brains the caller may access. */
+  listBrains(caller: CallerContext): Promise<Brain[]> {
+    return accessibleBrains(this.store, caller);
+  }
+
+  /** Creates a brain. */
+  createBrain(args: CreateBrainArgs): Promise<Brain> {
+    return createBrain(this.store, args);
+  }
+
+  /** Stores a document; the same path again is a new version, identical content is no new version. */
+  async remember(caller: CallerContext, args: RememberArgs & { source?: DocumentSource }): Promise<DocumentRecord> {
+    const brain = await this.brain(caller, args.brain);
+    const title = args.title ?? deriveTitle(args.content);
+    const path = normalizePath(args.path ?? derivePath(title));
+    return await this.#retrying(async () => {
+      const existing = await this.store.findDocument(brain.id, { path });
+      const metadata = mergeMetadata(existing?.metadata ?? {}, args.metadata, args.tags);
+      return await this.#write(brain.id, existing, {
+        content: args.content,
+        title,
+        path,
+        metadata,
+        source: args.source ?? existing?.source ?? "ingest",
+      });
+    });
+  }
+
+  /** A live document with content, by id or path, optionally at a past version. */
+  async get(caller: CallerContext, args: GetArgs): Promise<DocumentWithContent> {
+    const brain = await this.brain(caller, args.brain);
+    const doc = await this.store.readDocument(brain.id, refOf(args), args.version);
+    if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
+    if (args.version !== undefined && doc.version !== args.version) throw notFound(args, brain);
+    return doc;
+  }
+
+  /** Changes content, title, tags, metadata or path; unchanged input creates no version. */
+  async update(caller: CallerContext, args: UpdateArgs): Promise<DocumentRecord> {
+    if (
+      args.content === undefined && args.title === undefined && args.tags === undefined &&
+      args.metadata === undefined && args.new_path === undefined
+    ) {
+      throw new EngramError("invalid_argument", "nothing to update; give content, title, tags, metadata or new_path");
+    }
+    const brain = await this.brain(caller, args.brain);
+    return await this.#retrying(async () => {
+      const current = await this.store.readDocument(brain.id, refOf(args));
+      if (!current || current.deleted_at !== null) throw notFound(args, brain);
+      const path = args.new_path !== undefined ? normalizePath(args.new_path) : current.path;
+      if (path !== current.path) {
+        const taken = await this.store.findDocument(brain.id, { path });
+        if (taken) {
+          throw new EngramError(
+            "conflict",
+            `path ${path} is already used by document ${taken.id}${taken.deleted_at ? " (forgotten)" : ""}; choose another path`,
+          );
+        }
+      }
+      return await this.#write(brain.id, current, {
+        content: args.content ?? current.content,
+        title: args.title ?? current.title,
+        path,
+        metadata: mergeMetadata(current.metadata, args.metadata, args.tags),
+        source: current.source,
+      });
+    });
+  }
+
+  /** Soft-deletes a document: it leaves search, its versions stay. */
+  async forget(caller: CallerContext, args: RefArgs): Promise<DocumentRecord> {
+    const brain = await this.brain(caller, args.brain);
+    const doc = await this.store.findDocument(brain.id, refOf(args));
+    if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
+    return await this.store.markDeleted(brain.id, doc.id, new Date().toISOString());
+  }
+
+  /** Ranked full-text search. */
+  async search(caller: CallerContext, args: SearchArgs): Promise<SearchResult> {
+    const brain = await this.brain(caller, args.brain);
+    const started = performance.now();
+    const hits = await this.store.search({
+      brainId: brain.id,
+      text: args.query,
+      topK: args.top_k,
+      scope: args.scope,
+      sort: args.sort,
+    });
+    return { query: args.query, brain_id: brain.id, hits, took_ms: Math.round(performance.now() - started) };
+  }
+
+  /** Recent changes in a brain. */
+  async timeline(caller: CallerContext, args: TimelineArgs): Promise<{ brain_id: string; items: TimelineEntry[] }> {
+    const brain = await this.brain(caller, args.brain);
+    const since = args.since ? new Date(args.since).toISOString() : undefined;
+    return { brain_id: brain.id, items: await this.store.timeline(brain.id, { limit: args.limit, since }) };
+  }
+
+  /** Documents linking to the given one. */
+  async backlinks(caller: CallerContext, args: RefArgs): Promise<{ document: DocumentRecord; items: Backlink[] }> {
+    const brain = await this.brain(caller, args.brain);
+    const doc = await this.store.findDocument(brain.id, refOf(args));
+    if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
+    return { document: doc, items: await this.store.backlinks(brain.id, doc) };
+  }
+
+  /** Tags in use, most used first. */
+  async tags(caller: CallerContext, args: { brain?: string }): Promise<{ brain_id: string; items: TagCount[] }> {
+    const brain = await this.brain(caller, args.brain);
+    return { brain_id: brain.id, items: await this.store.tags(brain.id) };
+  }
+
+  /** Brain statistics. */
+  async stats(caller: CallerContext, args: { brain?: string }): Promise<BrainStats & { brain_slug: string }> {
+    const brain = await this.brain(caller, args.brain);
+    return { ...(await this.store.stats(brain.id)), brain_slug: brain.slug };
+  }
+
+  /** Re-chunks and re-indexes every live document (after a chunker change or a damaged index). */
+  async reindex(
+    caller: CallerContext,
+    args: { brain?: string },
+  ): Promise<{ brain_id: string; documents: number; chunks: number; took_ms: number }> {
+    const brain = await this.brain(caller, args.brain);
+    const started = performance.now();
+    let documents = 0;
+    let chunks = 0;
+    for await (const doc of this.store.liveDocuments(brain.id)) {
+      const c = chunkMarkdown(doc.content);
+      await this.store.replaceIndex(doc.id, c, parseLinks(doc.content, doc.path));
+      documents++;
+      chunks += c.length;
+    }
+    return { brain_id: brain.id, documents, chunks, took_ms: Math.round(performance.now() - started) };
+  }
+
+  async #write(
+    brainId: string,
+    existing: DocumentRecord | null,
+    next: { content: string; title: string; path: string; metadata: Metadata; source: DocumentSource },
+  ): Promise<DocumentRecord> {
+    const checksum = sha256Hex(next.content);
+    if (
+      existing && existing.deleted_at === null && existing.checksum_sha256 === checksum &&
+      existing.title === next.title && existing.path === next.path &&
+      JSON.stringify(existing.metadata) === JSON.stringify(next.metadata)
+    ) {
+      return existing;
+    }
+    const now = new Date().toISOString();
+    const id = existing?.id ?? newId("doc");
+    const commit = sha256Hex(
+      [existing?.commit_sha ?? "", next.path, next.title, JSON.stringify(next.metadata), checksum].join("\n"),
+    ).slice(0, 40);
+    return await this.store.writeVersion({
+      document: {
+        id,
+        brain_id: brainId,
+        title: next.title,
+        path: next.path,
+        source: next.source,
+        content_type: "text/markdown",
+        byte_size: new TextEncoder().encode(next.content).byteLength,
+        checksum_sha256: checksum,
+        metadata: next.metadata,
+        commit_sha: commit,
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+        deleted_at: null,
+      },
+      content: next.content,
+      chunks: chunkMarkdown(next.content),
+      links: parseLinks(next.content, next.path),
+      expectedVersion: existing?.version,
+    });
+  }
+
+  /** Re-runs a read-modify-write when another writer got there first. */
+  async #retrying<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const stale = err instanceof EngramError && err.code === "conflict" && err.cause === "stale-version";
+        if (!stale || attempt >= WRITE_ATTEMPTS) throw err;
+      }
+    }
+  }
+}
+
+function refOf(args: { id?: string; path?: string }): DocumentRef {
+  return args.id !== undefined ? { id: args.id } : { path: normalizePath(args.path!) };
+}
+
+function notFound(args: { id?: string; path?: string; version?: number }, brain: Brain): EngramError {
+  const what = args.id !== undefined ? `id ${args.id}` : `path ${args.path}`;
+  const version = args.version !== undefined ? ` at version ${args.version}` : "";
+  return new EngramError(
+    "not_found",
+    `document with ${what}${version} not found in brain "${brain.slug}"; find documents with memory_search or memory_timeline`,
+  );
+}
+
+/** Merges metadata patches; null deletes a key; tags, when given, replace `metadata.tags`. */
+function mergeMetadata(base: Metadata, patch?: Metadata, tags?: string[]): Metadata {
+  const out: Metadata = { ...base };
+  for (const [k, v] of Object.entries(patch ?? {})) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  if (tags !== undefined) {
+    const unique = [...new Set(tags.map((t) => t.trim()))];
+    if (unique.length) out.tags = unique.join(",");
+    else delete out.tags;
+  }
+  return out;
+}

@@ -1,0 +1,168 @@
+/** @module Domain records and the caller context every operation runs under. */
+import type { Scope } from "./limits.ts";
+
+/** Session tiers, lowest first. */
+export type Tier = "read" | "write" | "admin";
+
+/** All tiers in order, for validation and comparison. */
+export const TIERS: readonly Tier[] = ["read", "write", "admin"];
+
+/** Whether a session at `have` may use something that needs `need`. */
+export function tierAllows(have: Tier, need: Tier): boolean {
+  return TIERS.indexOf(have) >= TIERS.indexOf(need);
+}
+
+/** Brain visibility. */
+export type Visibility = "private" | "tenant" | "public";
+
+/** Metadata values allowed on documents. */
+export type MetadataValue = string | number | boolean | null;
+
+/** Document metadata (string keys 1..128). */
+export type Metadata = Record<string, MetadataValue>;
+
+/** Where a document came from. */
+export type DocumentSource = "ingest" | "extract" | "compile" | "reflect";
+
+/** An isolated knowledge base. */
+export interface Brain {
+  id: string;
+  slug: string;
+  name: string;
+  visibility: Visibility;
+  created_at: string;
+  updated_at: string;
+}
+
+/** DocumentRecord as on the wire (TOOLS.md). */
+export interface DocumentRecord {
+  id: string;
+  brain_id: string;
+  title: string;
+  path: string;
+  source: DocumentSource;
+  content_type: string;
+  byte_size: number;
+  checksum_sha256: string;
+  metadata: Metadata;
+  commit_sha: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** A document with its content at one version. */
+export interface DocumentWithContent extends DocumentRecord {
+  content: string;
+}
+
+/** A chunk ready for indexing. */
+export interface ChunkInput {
+  ordinal: number;
+  heading_path: string[];
+  body: string;
+  start_offset: number;
+  end_offset: number;
+}
+
+/** A link found in a document, before resolution. */
+export interface LinkInput {
+  kind: "wiki" | "markdown";
+  /** Resolved absolute path for markdown links, else null. */
+  target_path: string | null;
+  /** Lowercased wiki target (title or file name without extension), else null. */
+  target_key: string | null;
+  text: string;
+}
+
+/** One search hit (TOOLS.md memory_search). */
+export interface SearchHit {
+  score: number;
+  path: string;
+  content: string;
+  document_id: string;
+  chunk_id: string;
+  title: string;
+  brain_id: string;
+  metadata: Metadata;
+  highlights: string[];
+  heading_path: string[];
+  updated_at: string;
+  component_scores?: Record<string, number>;
+}
+
+/** Search ordering. */
+export type SearchSort = "relevance" | "recency" | "relevance_then_recency";
+
+/** A search request after validation. */
+export interface SearchQuery {
+  brainId: string;
+  text: string;
+  topK: number;
+  scope: Scope;
+  sort: SearchSort;
+}
+
+/** One entry in a brain's timeline. */
+export interface TimelineEntry {
+  document_id: string;
+  path: string;
+  title: string;
+  version: number;
+  commit_sha: string;
+  action: "created" | "updated" | "deleted";
+  at: string;
+}
+
+/** A document that links to another. */
+export interface Backlink {
+  document_id: string;
+  path: string;
+  title: string;
+  kind: "wiki" | "markdown";
+  text: string;
+}
+
+/** Tag usage count. */
+export interface TagCount {
+  tag: string;
+  count: number;
+}
+
+/** Brain statistics. */
+export interface BrainStats {
+  brain_id: string;
+  documents: number;
+  deleted_documents: number;
+  versions: number;
+  chunks: number;
+  bytes: number;
+  tags: number;
+  last_updated_at: string | null;
+}
+
+/** Who is calling, at which tier, over what, and which brains they may touch. */
+export interface CallerContext {
+  clientId: string;
+  transport: "stdio" | "http" | "sse" | "cli";
+  tier: Tier;
+  /** Brain slugs or ids this caller may touch; `"*"` for all. */
+  brains: readonly string[] | "*";
+  sessionId?: string;
+}
+
+/** One audit row. */
+export interface AuditEntry {
+  client_id: string;
+  transport: string;
+  session_id: string | null;
+  tier: Tier;
+  kind: "tool" | "prompt" | "resource";
+  name: string;
+  brain_id: string | null;
+  args_digest: string;
+  outcome: "ok" | "error";
+  error_code: string | null;
+  latency_ms: number;
+}

@@ -1,0 +1,85 @@
+/** @module The one MCP server factory every transport uses: tools, tiers, dispatch, audit. */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  ErrorCode,
+  type ListToolsRequest,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { Logger } from "../../core/logger.ts";
+import type { MemoryService } from "../../core/memory_service.ts";
+import { type CallerContext, tierAllows } from "../../core/types.ts";
+import { paginate } from "./pagination.ts";
+import { dispatchTool } from "./tool_dispatch.ts";
+import type { ToolDef } from "./tool.ts";
+import { MEMORY_TOOLS } from "./tools/index.ts";
+
+/** Server identity reported on initialize. */
+export const SERVER_NAME = "engram";
+
+/** What the server factory needs. */
+export interface ServerDeps {
+  service: MemoryService;
+  caller: CallerContext;
+  logger: Logger;
+  version: string;
+}
+
+const INSTRUCTIONS =
+  "engram is a long-term memory. Before answering from memory, call memory_search; store durable facts, decisions and notes with memory_remember (one topic per document, a clear first heading). Read a whole document with memory_get, change it with memory_update, and drop it with memory_forget. Paths: /memory/global/ for general knowledge, /memory/project/ for this project, /memory/agent/ for your own notes.";
+
+/** Builds an MCP server for one session of one caller. */
+export function createMcpServer(deps: ServerDeps): Server {
+  const server = new Server(
+    { name: SERVER_NAME, title: "engram memory", version: deps.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  const visible = MEMORY_TOOLS.filter((t) => tierAllows(deps.caller.tier, t.tier));
+  const listing = visible.map(describeTool);
+  const byName = new Map(MEMORY_TOOLS.map((t) => [t.name, t]));
+
+  server.setRequestHandler(ListToolsRequestSchema, (request: ListToolsRequest) => {
+    const { page, nextCursor } = paginate(listing, request.params?.cursor);
+    return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest, extra: { signal: AbortSignal }) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool "${request.params.name}"; list tools with tools/list`,
+      );
+    }
+    return dispatchTool(tool, request.params.arguments, {
+      service: deps.service,
+      caller: deps.caller,
+      logger: deps.logger,
+      signal: extra.signal,
+    });
+  });
+  return server;
+}
+
+/** The tools/list entry for a tool, with JSON Schemas generated from its zod schemas. */
+export function describeTool(tool: ToolDef): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, "input") as Tool["inputSchema"],
+    outputSchema: jsonSchema(tool.output, "output") as Tool["outputSchema"],
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  // draft-7 without $schema: what the SDK client's default validator (ajv) compiles as-is.
+  const out = z.toJSONSchema(schema, { io, target: "draft-7", unrepresentable: "any" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}

@@ -1,0 +1,58 @@
+/** @module The shape of an engram tool and helpers to define one. */
+import type { z } from "zod";
+import type { Logger } from "../../core/logger.ts";
+import type { MemoryService } from "../../core/memory_service.ts";
+import type { CallerContext, Tier } from "../../core/types.ts";
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolContext {
+  service: MemoryService;
+  caller: CallerContext;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+/** MCP tool annotations (hints for clients). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** One tool: schemas, tier, handler and text summary. */
+export interface ToolDef<I extends z.ZodType = z.ZodType, O extends object = Record<string, unknown>> {
+  name: string;
+  title: string;
+  tier: Tier;
+  description: string;
+  input: I;
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  run(ctx: ToolContext, args: z.output<I>): Promise<O>;
+  /** The human-readable `content[0].text`. */
+  summary(result: O): string;
+  /** The brain a successful result touched, for the audit log. */
+  brainOf?(result: O): string | undefined;
+}
+
+/** Identity helper that keeps the input/output types of a tool definition linked. */
+export function defineTool<I extends z.ZodType, O extends object>(def: ToolDef<I, O>): ToolDef {
+  return def as unknown as ToolDef;
+}
+
+/** Annotations for a tool that only reads. */
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** Annotations for a tool that adds or changes data without destroying it. */
+export const ADDITIVE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};

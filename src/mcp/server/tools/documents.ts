@@ -1,0 +1,69 @@
+/** @module memory_remember, memory_get, memory_update, memory_forget. */
+import { ForgetInput, GetInput, RememberInput, UpdateInput } from "../../../core/schemas.ts";
+import type { DocumentRecord } from "../../../core/types.ts";
+import { DocumentRecordSchema, DocumentWithContentSchema } from "../records.ts";
+import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
+
+function describe(verb: string, d: DocumentRecord): string {
+  return `${verb} ${d.path} (id ${d.id}, version ${d.version}, commit ${d.commit_sha.slice(0, 7)}, ${d.byte_size} bytes)`;
+}
+
+/** Store a markdown document. */
+export const memoryRemember = defineTool({
+  name: "memory_remember",
+  title: "Remember a note",
+  tier: "write",
+  description:
+    "Store a markdown document in a brain. Title defaults to the first heading, else the first line; path defaults to /memory/global/<slug-of-title>.md. Remembering at an existing path creates a new version; identical content creates none. Tags are stored as metadata.tags. [[Wiki links]] and relative markdown links become backlinks.",
+  input: RememberInput,
+  output: DocumentRecordSchema,
+  annotations: ADDITIVE,
+  run: (ctx, args) => ctx.service.remember(ctx.caller, args),
+  summary: (d) => describe("Remembered", d),
+  brainOf: (d) => d.brain_id,
+});
+
+/** Read one document. */
+export const memoryGet = defineTool({
+  name: "memory_get",
+  title: "Get a document",
+  tier: "read",
+  description:
+    "Read one document with its content, by id or by path; pass version to read an earlier version. Forgotten documents are not returned.",
+  input: GetInput,
+  output: DocumentWithContentSchema,
+  annotations: READ_ONLY,
+  run: (ctx, args) => ctx.service.get(ctx.caller, args),
+  summary: (d) => `# ${d.title}\n${d.path} · version ${d.version} · updated ${d.updated_at}\n\n${d.content}`,
+  brainOf: (d) => d.brain_id,
+});
+
+/** Change a document. */
+export const memoryUpdate = defineTool({
+  name: "memory_update",
+  title: "Update a document",
+  tier: "write",
+  description:
+    "Change a document's content, title, tags (replaced), metadata (merged; null removes a key) or path (new_path). Each real change is a new version; a no-op creates none.",
+  input: UpdateInput,
+  output: DocumentRecordSchema,
+  annotations: ADDITIVE,
+  run: (ctx, args) => ctx.service.update(ctx.caller, args),
+  summary: (d) => describe("Updated", d),
+  brainOf: (d) => d.brain_id,
+});
+
+/** Soft-delete a document. */
+export const memoryForget = defineTool({
+  name: "memory_forget",
+  title: "Forget a document",
+  tier: "write",
+  description:
+    "Forget a document (soft delete): it leaves search, listings and memory_get, and deleted_at is set. Its versions are kept; remembering the same path again restores it.",
+  input: ForgetInput,
+  output: DocumentRecordSchema,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  run: (ctx, args) => ctx.service.forget(ctx.caller, args),
+  summary: (d) => `Forgot ${d.path} (id ${d.id}) at ${d.deleted_at}`,
+  brainOf: (d) => d.brain_id,
+});

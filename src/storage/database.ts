@@ -1,0 +1,86 @@
+/** @module Opening the SQLite file with the pragmas engram relies on, and SQLite error translation. */
+import { DatabaseSync } from "node:sqlite";
+import { EngramError } from "../core/errors.ts";
+import { migrate } from "./migrations.ts";
+
+/** How long a writer waits for another process's lock before `busy`. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** Options for opening the database. */
+export interface OpenOptions {
+  /** `NORMAL` survives a killed process (WAL); `FULL` also survives power loss, at a write-speed cost. */
+  synchronous?: "NORMAL" | "FULL";
+}
+
+/** Opens (creating if needed) and migrates the database at `file`, failing with a clear message. */
+export function openDatabase(file: string, options: OpenOptions = {}): DatabaseSync {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: BUSY_TIMEOUT_MS });
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db);
+    return db;
+  } catch (err) {
+    try {
+      db?.close();
+    } catch {
+      // Already failing; the original error is the one to report.
+    }
+    throw describeOpenError(file, err);
+  }
+}
+
+/** Maps a SQLite failure at start-up to an actionable EngramError. */
+function describeOpenError(file: string, err: unknown): EngramError {
+  if (err instanceof EngramError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/not a database|malformed|corrupt/i.test(msg)) {
+    return new EngramError(
+      "internal",
+      `database ${file} is not a SQLite database or is corrupt (${msg}); move it aside or restore a backup, or point --data at another directory`,
+      { cause: err },
+    );
+  }
+  if (/readonly|read-only|permission denied|unable to open/i.test(msg)) {
+    return new EngramError(
+      "internal",
+      `database ${file} cannot be opened for writing (${msg}); fix the file and directory permissions or point --data at a writable directory`,
+      { cause: err },
+    );
+  }
+  return translateSqliteError(err);
+}
+
+/** Maps runtime SQLite errors: lock timeouts become `busy` (exit 75), the rest `internal`. */
+export function translateSqliteError(err: unknown): EngramError {
+  if (err instanceof EngramError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/database is locked|database is busy|SQLITE_BUSY/i.test(msg)) {
+    return new EngramError(
+      "busy",
+      `the database is locked by another engram process (waited ${BUSY_TIMEOUT_MS} ms); try again`,
+      { cause: err },
+    );
+  }
+  return new EngramError("internal", `storage error: ${msg}`, { cause: err });
+}
+
+/** Runs `fn` inside `BEGIN IMMEDIATE` so concurrent writers from other processes queue instead of failing midway. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const out = fn();
+    db.exec("COMMIT");
+    return out;
+  } catch (err) {
+    try {
+      db.exec("ROLLBACK");
+    } catch {
+      // The transaction may already be gone (e.g. SQLITE_FULL); the original error matters.
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * @module Turns arbitrary user text into a safe FTS5 MATCH expression.
+ *
+ * Every term is emitted as a double-quoted string, so FTS5 operators (AND, OR, NOT, NEAR), column
+ * filters (`title:`), parentheses and `^` in user text are literal words, never syntax. Only a
+ * trailing `*` on a word keeps its meaning (prefix search); a double-quoted span stays a phrase.
+ */
+
+/** At most this many terms reach FTS5, which bounds query cost for pathological input. */
+export const MAX_TERMS = 32;
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+
+/** Quoted terms and phrases of `text`, or an empty list when nothing is searchable. */
+export function ftsTerms(text: string): string[] {
+  const terms: string[] = [];
+  const push = (words: string[], prefix: boolean) => {
+    if (words.length === 0 || terms.length >= MAX_TERMS) return;
+    terms.push(`"${words.join(" ")}"${prefix && words.length === 1 ? "*" : ""}`);
+  };
+  const parts = text.split('"');
+  parts.forEach((part, i) => {
+    // Odd parts sit between double quotes (an unbalanced last quote counts as plain text).
+    const quoted = i % 2 === 1 && i < parts.length - 1;
+    if (quoted) {
+      push(part.match(WORD) ?? [], false);
+      return;
+    }
+    for (const raw of part.split(/\s+/)) {
+      push(raw.match(WORD) ?? [], raw.endsWith("*"));
+    }
+  });
+  return terms;
+}
+
+/** Joins terms into an all-terms (`AND`) or any-term (`OR`) match expression, or null when empty. */
+export function ftsExpression(terms: string[], mode: "and" | "or"): string | null {
+  if (terms.length === 0) return null;
+  return terms.join(mode === "and" ? " " : " OR ");
+}

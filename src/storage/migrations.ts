@@ -1,0 +1,159 @@
+/** @module Versioned schema migrations, tracked in `PRAGMA user_version`, applied under a write lock. */
+import type { DatabaseSync } from "node:sqlite";
+import { EngramError } from "../core/errors.ts";
+
+/** Ordered migrations; index + 1 is the schema version. Never edit a shipped entry: append one. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE brains (
+    id TEXT PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    visibility TEXT NOT NULL CHECK (visibility IN ('private','tenant','public')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE documents (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    brain_id TEXT NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    title TEXT NOT NULL,
+    source TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    byte_size INTEGER NOT NULL,
+    checksum_sha256 TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    commit_sha TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    deleted_at TEXT,
+    UNIQUE (brain_id, path)
+  );
+  CREATE INDEX documents_brain_updated ON documents (brain_id, updated_at);
+  CREATE TABLE document_versions (
+    rowid INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    commit_sha TEXT NOT NULL,
+    title TEXT NOT NULL,
+    path TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    checksum_sha256 TEXT NOT NULL,
+    byte_size INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (document_id, version)
+  );
+  CREATE INDEX document_versions_created ON document_versions (created_at);
+  CREATE TABLE chunks (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    brain_id TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    headings TEXT NOT NULL,
+    body TEXT NOT NULL,
+    start_offset INTEGER NOT NULL,
+    end_offset INTEGER NOT NULL
+  );
+  CREATE INDEX chunks_document ON chunks (document_id, ordinal);
+  CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+    title, headings, body,
+    content = 'chunks', content_rowid = 'rowid',
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    prefix = '2 3'
+  );
+  CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
+  END;
+  CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, headings, body)
+      VALUES ('delete', old.rowid, old.title, old.headings, old.body);
+  END;
+  CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, headings, body)
+      VALUES ('delete', old.rowid, old.title, old.headings, old.body);
+    INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
+  END;
+  CREATE TABLE document_tags (
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    brain_id TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (document_id, tag)
+  );
+  CREATE INDEX document_tags_brain ON document_tags (brain_id, tag);
+  CREATE TABLE links (
+    rowid INTEGER PRIMARY KEY,
+    source_document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    brain_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('wiki','markdown')),
+    target_path TEXT,
+    target_key TEXT,
+    text TEXT NOT NULL
+  );
+  CREATE INDEX links_source ON links (source_document_id);
+  CREATE INDEX links_target_path ON links (brain_id, target_path);
+  CREATE INDEX links_target_key ON links (brain_id, target_key);
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    brain_id TEXT NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+    client_id TEXT,
+    actor_id TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE TABLE messages (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('system','user','assistant','tool')),
+    content TEXT NOT NULL,
+    name TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX messages_session ON messages (session_id, rowid);
+  CREATE TABLE audit (
+    rowid INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    transport TEXT NOT NULL,
+    session_id TEXT,
+    tier TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    brain_id TEXT,
+    args_digest TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    error_code TEXT,
+    latency_ms REAL NOT NULL
+  );
+  CREATE INDEX audit_at ON audit (at);
+  `,
+];
+
+/** Brings the schema to the newest version; safe when several processes start at once. */
+export function migrate(db: DatabaseSync): void {
+  const current = () => (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (current() === MIGRATIONS.length) return;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const from = current();
+    if (from > MIGRATIONS.length) {
+      throw new EngramError(
+        "internal",
+        `database schema version ${from} is newer than this engram (${MIGRATIONS.length}); upgrade engram`,
+      );
+    }
+    for (let v = from; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]);
+    db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
+    db.exec("COMMIT");
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
