@@ -26,8 +26,15 @@ export interface CommandSpec {
 
 /** Options every command accepts. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  config: { type: "string", help: "FILE  config file (else $ENGRAM_CONFIG, ./config/engram.yaml, $XDG_CONFIG_HOME/engram/engram.yaml)" },
-  data: { type: "string", help: "DIR  data directory holding engram.db (else $ENGRAM_DATA_DIR, $XDG_DATA_HOME/engram)" },
+  config: {
+    type: "string",
+    help:
+      "FILE  config file (else $ENGRAM_CONFIG, ./config/engram.yaml, $XDG_CONFIG_HOME/engram/engram.yaml)",
+  },
+  data: {
+    type: "string",
+    help: "DIR  data directory holding engram.db (else $ENGRAM_DATA_DIR, $XDG_DATA_HOME/engram)",
+  },
   "log-level": { type: "string", help: "LEVEL  debug|info|notice|warning|error (stderr)" },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
@@ -47,7 +54,13 @@ export function parseCommand(argv: string[], spec: CommandSpec): Parsed {
     parsed = parseArgs({
       args: argv,
       options: Object.fromEntries(
-        Object.entries(options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple === true, ...(o.short ? { short: o.short } : {}) }]),
+        Object.entries(options).map((
+          [k, o],
+        ) => [k, {
+          type: o.type,
+          multiple: o.multiple === true,
+          ...(o.short ? { short: o.short } : {}),
+        }]),
       ),
       allowPositionals: true,
       strict: true,
@@ -58,14 +71,22 @@ export function parseCommand(argv: string[], spec: CommandSpec): Parsed {
   const help = parsed.values.help === true;
   const n = parsed.positionals.length;
   if (!help && (n < spec.positionals[0] || n > spec.positionals[1])) {
-    throw usageError(spec, n < spec.positionals[0] ? "missing argument" : `unexpected argument "${parsed.positionals[spec.positionals[1]]}"`);
+    throw usageError(
+      spec,
+      n < spec.positionals[0]
+        ? "missing argument"
+        : `unexpected argument "${parsed.positionals[spec.positionals[1]]}"`,
+    );
   }
   return { values: parsed.values as Parsed["values"], positionals: parsed.positionals, help };
 }
 
 /** A usage error that shows the usage line. */
 export function usageError(spec: CommandSpec, message: string): EngramError {
-  return new EngramError("invalid_argument", `${message}\nusage: ${spec.usage}\nsee: engram ${spec.name} --help`);
+  return new EngramError(
+    "invalid_argument",
+    `${message}\nusage: ${spec.usage}\nsee: engram ${spec.name} --help`,
+  );
 }
 
 /** The --help text of a command. */
@@ -73,7 +94,9 @@ export function helpText(spec: CommandSpec): string {
   const rows = Object.entries({ ...spec.options, ...GLOBAL_OPTIONS }).map(([name, o]) => {
     const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}`;
     const [arg, ...desc] = o.type === "string" ? o.help.split("  ") : ["", o.help];
-    return `  ${`${flag} ${arg}`.padEnd(30)} ${desc.join("  ") || o.help}${o.multiple ? " (repeatable)" : ""}`;
+    return `  ${`${flag} ${arg}`.padEnd(30)} ${desc.join("  ") || o.help}${
+      o.multiple ? " (repeatable)" : ""
+    }`;
   });
   return `${spec.summary}\n\nusage: ${spec.usage}\n\noptions:\n${rows.join("\n")}\n`;
 }
@@ -88,7 +111,11 @@ export function configFlags(values: Parsed["values"]): ConfigFlags {
 }
 
 /** An integer option, or a usage error naming it. */
-export function intOption(spec: CommandSpec, values: Parsed["values"], name: string): number | undefined {
+export function intOption(
+  spec: CommandSpec,
+  values: Parsed["values"],
+  name: string,
+): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
   const n = Number(raw);

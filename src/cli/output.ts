@@ -40,5 +40,6 @@ export function consoleOutput(options: { noColor: boolean }): Output {
 export function table(rows: string[][]): string {
   if (rows.length === 0) return "";
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? "")].length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ")).join("\n");
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  "))
+    .join("\n");
 }

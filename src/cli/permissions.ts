@@ -39,7 +39,10 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
   const needsNet = mode === "serve" || config.providers.length > 0 ||
     config.mcp.mcp_servers.some((s) => s.transport === "http" || s.transport === "sse");
   if (!needsNet) await revoke({ name: "net" }, "net");
-  if (mode === "stdio" && config.mcp.allowed_file_roots.length === 0 && config.mcp.mcp_servers.length === 0) {
+  if (
+    mode === "stdio" && config.mcp.allowed_file_roots.length === 0 &&
+    config.mcp.mcp_servers.length === 0
+  ) {
     // Nothing to read or write besides the already-open database.
     await revoke({ name: "write" }, "write");
     await revoke({ name: "read" }, "read");

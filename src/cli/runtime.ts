@@ -15,7 +15,12 @@ export interface Runtime {
 }
 
 /** The caller for direct CLI commands: the local operator, all brains. */
-export const CLI_CALLER: CallerContext = { clientId: "cli", transport: "cli", tier: "admin", brains: "*" };
+export const CLI_CALLER: CallerContext = {
+  clientId: "cli",
+  transport: "cli",
+  tier: "admin",
+  brains: "*",
+};
 
 /** Creates the data directory, opens and migrates the database, and creates `default` on first run. */
 export async function openRuntime(config: ResolvedConfig): Promise<Runtime> {
@@ -24,7 +29,9 @@ export async function openRuntime(config: ResolvedConfig): Promise<Runtime> {
   } catch (err) {
     throw new EngramError(
       "internal",
-      `cannot create data directory ${config.dataDir}: ${(err as Error).message}; pass --data DIR or set ENGRAM_DATA_DIR`,
+      `cannot create data directory ${config.dataDir}: ${
+        (err as Error).message
+      }; pass --data DIR or set ENGRAM_DATA_DIR`,
       { cause: err },
     );
   }

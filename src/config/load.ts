@@ -33,7 +33,10 @@ export interface ResolvedConfig {
 }
 
 /** Loads the config per PRODUCT.md: search order, `${ENV}` interpolation, validation, precedence. */
-export function loadConfig(flags: ConfigFlags, options: { env: EnvSnapshot; cwd: string }): ResolvedConfig {
+export function loadConfig(
+  flags: ConfigFlags,
+  options: { env: EnvSnapshot; cwd: string },
+): ResolvedConfig {
   const { env, cwd } = options;
   const file = findConfigFile(flags, env, cwd);
   let parsed: FileConfig;
@@ -48,11 +51,17 @@ export function loadConfig(flags: ConfigFlags, options: { env: EnvSnapshot; cwd:
 
   const tier = flags.tier ?? env.get("ENGRAM_TIER") ?? parsed.stdio.tier;
   if (!["read", "write", "admin"].includes(tier)) {
-    throw new EngramError("invalid_argument", `invalid tier "${tier}"; use one of read, write, admin`);
+    throw new EngramError(
+      "invalid_argument",
+      `invalid tier "${tier}"; use one of read, write, admin`,
+    );
   }
   const logLevel = flags.logLevel ?? env.get("ENGRAM_LOG_LEVEL") ?? parsed.log_level;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new EngramError("invalid_argument", `invalid log level "${logLevel}"; use one of ${LOG_LEVELS.join(", ")}`);
+    throw new EngramError(
+      "invalid_argument",
+      `invalid log level "${logLevel}"; use one of ${LOG_LEVELS.join(", ")}`,
+    );
   }
   const dataDir = dataDirectory({ flag: flags.data, config: parsed.data_dir, env, cwd });
   return {
@@ -80,13 +89,19 @@ export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string
     const path = expandHome(explicit, env, cwd);
     if (!exists(path)) {
       const from = flags.config ? "--config" : "ENGRAM_CONFIG";
-      throw new EngramError("invalid_argument", `config file ${path} (from ${from}) does not exist`);
+      throw new EngramError(
+        "invalid_argument",
+        `config file ${path} (from ${from}) does not exist`,
+      );
     }
     return path;
   }
   const home = env.get("HOME");
   const xdg = env.get("XDG_CONFIG_HOME") || (home ? joinPath(home, ".config") : undefined);
-  const candidates = [joinPath(cwd, "config/engram.yaml"), xdg ? joinPath(xdg, "engram/engram.yaml") : undefined];
+  const candidates = [
+    joinPath(cwd, "config/engram.yaml"),
+    xdg ? joinPath(xdg, "engram/engram.yaml") : undefined,
+  ];
   return candidates.find((c): c is string => c !== undefined && exists(c)) ?? null;
 }
 
@@ -102,12 +117,21 @@ function readConfigText(file: string): string {
   try {
     return Deno.readTextFileSync(file);
   } catch (err) {
-    throw new EngramError("invalid_argument", `cannot read config ${file}: ${(err as Error).message}`, { cause: err });
+    throw new EngramError(
+      "invalid_argument",
+      `cannot read config ${file}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
 /** Replaces `${VAR}` in every string value; `$${` is a literal `${`. A missing variable is an error with its line. */
-function interpolate(value: unknown, path: (string | number)[], source: YamlSource, env: EnvSnapshot): unknown {
+function interpolate(
+  value: unknown,
+  path: (string | number)[],
+  source: YamlSource,
+  env: EnvSnapshot,
+): unknown {
   if (typeof value === "string") {
     return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
       if (whole.startsWith("$$")) return whole.slice(1);
@@ -115,7 +139,9 @@ function interpolate(value: unknown, path: (string | number)[], source: YamlSour
       if (v === undefined) {
         throw new EngramError(
           "invalid_argument",
-          `config ${where(source, path)}: \${${name}} is not set in the environment; export ${name} or remove the reference`,
+          `config ${
+            where(source, path)
+          }: \${${name}} is not set in the environment; export ${name} or remove the reference`,
         );
       }
       return v;

@@ -15,7 +15,9 @@ export function expandHome(path: string, env: EnvSnapshot, cwd?: string): string
 }
 
 /** `--data` > `$ENGRAM_DATA_DIR` > config `data_dir` > `$XDG_DATA_HOME/engram` > `~/.local/share/engram`. */
-export function dataDirectory(o: { flag?: string; config?: string; env: EnvSnapshot; cwd: string }): string {
+export function dataDirectory(
+  o: { flag?: string; config?: string; env: EnvSnapshot; cwd: string },
+): string {
   const chosen = o.flag ?? o.env.get("ENGRAM_DATA_DIR") ?? o.config;
   if (chosen) return expandHome(chosen, o.env, o.cwd);
   const xdg = o.env.get("XDG_DATA_HOME");

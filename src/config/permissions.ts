@@ -8,5 +8,11 @@ export const RUN_CEILING: readonly string[] = ["npx", "uvx", "deno", "node"];
 
 /** `deno run`/`deno compile` flags for the ceiling. */
 export function ceilingFlags(): string[] {
-  return ["--allow-read", "--allow-write", "--allow-env", "--allow-net", `--allow-run=${RUN_CEILING.join(",")}`];
+  return [
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-net",
+    `--allow-run=${RUN_CEILING.join(",")}`,
+  ];
 }

@@ -2,7 +2,16 @@
 import { z } from "zod";
 
 /** Log levels, lowest first (RFC 5424 names, as MCP logging uses). */
-export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export const LOG_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
 
 /** The YAML config. Unknown keys are errors so a typo never silently does nothing. */
 export const ConfigSchema = z.strictObject({

@@ -1,5 +1,5 @@
 /** @module Parsing YAML while keeping line numbers, so config errors can point at the line. */
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { EngramError } from "../core/errors.ts";
 
 /** A parsed YAML file that can tell the line of any key path. */

@@ -11,11 +11,15 @@ export const DEFAULT_BRAIN_SLUG = "default";
 
 /** Whether the caller's brain list admits this brain. */
 export function mayAccess(caller: CallerContext, brain: Brain): boolean {
-  return caller.brains === "*" || caller.brains.includes(brain.slug) || caller.brains.includes(brain.id);
+  return caller.brains === "*" || caller.brains.includes(brain.slug) ||
+    caller.brains.includes(brain.id);
 }
 
 /** Brains the caller may access. */
-export async function accessibleBrains(store: MemoryStore, caller: CallerContext): Promise<Brain[]> {
+export async function accessibleBrains(
+  store: MemoryStore,
+  caller: CallerContext,
+): Promise<Brain[]> {
   return (await store.listBrains()).filter((b) => mayAccess(caller, b));
 }
 
@@ -32,11 +36,17 @@ export async function resolveBrain(
   if (wanted !== undefined) {
     const found = await store.findBrain(wanted);
     if (found && mayAccess(caller, found)) return found;
-    throw new EngramError("no_brain", `brain "${wanted}" not found; list brains with: engram brains list`);
+    throw new EngramError(
+      "no_brain",
+      `brain "${wanted}" not found; list brains with: engram brains list`,
+    );
   }
   const first = (await accessibleBrains(store, caller))[0];
   if (first) return first;
-  throw new EngramError("no_brain", "no brain is available to this caller; create one with: engram brains create NAME");
+  throw new EngramError(
+    "no_brain",
+    "no brain is available to this caller; create one with: engram brains create NAME",
+  );
 }
 
 /** Creates a brain, generating the slug from the name when none is given. */
@@ -48,14 +58,24 @@ export async function createBrain(store: MemoryStore, args: CreateBrainArgs): Pr
       `cannot derive a slug from name "${args.name}"; pass a slug matching ^[a-z0-9][a-z0-9-]*$`,
     );
   }
-  return await store.createBrain({ id: newId("brn"), slug, name: args.name, visibility: args.visibility });
+  return await store.createBrain({
+    id: newId("brn"),
+    slug,
+    name: args.name,
+    visibility: args.visibility,
+  });
 }
 
 /** Creates the `default` brain when the database has no brain at all (first run). */
 export async function ensureDefaultBrain(store: MemoryStore): Promise<void> {
   if ((await store.listBrains()).length > 0) return;
   try {
-    await store.createBrain({ id: newId("brn"), slug: DEFAULT_BRAIN_SLUG, name: "Default", visibility: "private" });
+    await store.createBrain({
+      id: newId("brn"),
+      slug: DEFAULT_BRAIN_SLUG,
+      name: "Default",
+      visibility: "private",
+    });
   } catch (err) {
     // Another process created it first.
     if (!(err instanceof EngramError && err.code === "conflict")) throw err;

@@ -5,8 +5,16 @@ import { sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";
 import { chunkMarkdown } from "./markdown/chunker.ts";
 import { parseLinks } from "./markdown/links.ts";
-import { deriveTitle, derivePath, normalizePath } from "./markdown/naming.ts";
-import type { CreateBrainArgs, GetArgs, RefArgs, RememberArgs, SearchArgs, TimelineArgs, UpdateArgs } from "./schemas.ts";
+import { derivePath, deriveTitle, normalizePath } from "./markdown/naming.ts";
+import type {
+  CreateBrainArgs,
+  GetArgs,
+  RefArgs,
+  RememberArgs,
+  SearchArgs,
+  TimelineArgs,
+  UpdateArgs,
+} from "./schemas.ts";
 import type { DocumentRef, MemoryStore } from "./store.ts";
 import type {
   Backlink,
@@ -65,7 +73,10 @@ export class MemoryService {
   }
 
   /** Stores a document; the same path again is a new version, identical content is no new version. */
-  async remember(caller: CallerContext, args: RememberArgs & { source?: DocumentSource }): Promise<DocumentRecord> {
+  async remember(
+    caller: CallerContext,
+    args: RememberArgs & { source?: DocumentSource },
+  ): Promise<DocumentRecord> {
     const brain = await this.brain(caller, args.brain);
     const title = args.title ?? deriveTitle(args.content);
     const path = normalizePath(args.path ?? derivePath(title));
@@ -97,7 +108,10 @@ export class MemoryService {
       args.content === undefined && args.title === undefined && args.tags === undefined &&
       args.metadata === undefined && args.new_path === undefined
     ) {
-      throw new EngramError("invalid_argument", "nothing to update; give content, title, tags, metadata or new_path");
+      throw new EngramError(
+        "invalid_argument",
+        "nothing to update; give content, title, tags, metadata or new_path",
+      );
     }
     const brain = await this.brain(caller, args.brain);
     return await this.#retrying(async () => {
@@ -109,7 +123,9 @@ export class MemoryService {
         if (taken) {
           throw new EngramError(
             "conflict",
-            `path ${path} is already used by document ${taken.id}${taken.deleted_at ? " (forgotten)" : ""}; choose another path`,
+            `path ${path} is already used by document ${taken.id}${
+              taken.deleted_at ? " (forgotten)" : ""
+            }; choose another path`,
           );
         }
       }
@@ -142,18 +158,32 @@ export class MemoryService {
       scope: args.scope,
       sort: args.sort,
     });
-    return { query: args.query, brain_id: brain.id, hits, took_ms: Math.round(performance.now() - started) };
+    return {
+      query: args.query,
+      brain_id: brain.id,
+      hits,
+      took_ms: Math.round(performance.now() - started),
+    };
   }
 
   /** Recent changes in a brain. */
-  async timeline(caller: CallerContext, args: TimelineArgs): Promise<{ brain_id: string; items: TimelineEntry[] }> {
+  async timeline(
+    caller: CallerContext,
+    args: TimelineArgs,
+  ): Promise<{ brain_id: string; items: TimelineEntry[] }> {
     const brain = await this.brain(caller, args.brain);
     const since = args.since ? new Date(args.since).toISOString() : undefined;
-    return { brain_id: brain.id, items: await this.store.timeline(brain.id, { limit: args.limit, since }) };
+    return {
+      brain_id: brain.id,
+      items: await this.store.timeline(brain.id, { limit: args.limit, since }),
+    };
   }
 
   /** Documents linking to the given one. */
-  async backlinks(caller: CallerContext, args: RefArgs): Promise<{ document: DocumentRecord; items: Backlink[] }> {
+  async backlinks(
+    caller: CallerContext,
+    args: RefArgs,
+  ): Promise<{ document: DocumentRecord; items: Backlink[] }> {
     const brain = await this.brain(caller, args.brain);
     const doc = await this.store.findDocument(brain.id, refOf(args));
     if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
@@ -161,13 +191,19 @@ export class MemoryService {
   }
 
   /** Tags in use, most used first. */
-  async tags(caller: CallerContext, args: { brain?: string }): Promise<{ brain_id: string; items: TagCount[] }> {
+  async tags(
+    caller: CallerContext,
+    args: { brain?: string },
+  ): Promise<{ brain_id: string; items: TagCount[] }> {
     const brain = await this.brain(caller, args.brain);
     return { brain_id: brain.id, items: await this.store.tags(brain.id) };
   }
 
   /** Brain statistics. */
-  async stats(caller: CallerContext, args: { brain?: string }): Promise<BrainStats & { brain_slug: string }> {
+  async stats(
+    caller: CallerContext,
+    args: { brain?: string },
+  ): Promise<BrainStats & { brain_slug: string }> {
     const brain = await this.brain(caller, args.brain);
     return { ...(await this.store.stats(brain.id)), brain_slug: brain.slug };
   }
@@ -187,13 +223,24 @@ export class MemoryService {
       documents++;
       chunks += c.length;
     }
-    return { brain_id: brain.id, documents, chunks, took_ms: Math.round(performance.now() - started) };
+    return {
+      brain_id: brain.id,
+      documents,
+      chunks,
+      took_ms: Math.round(performance.now() - started),
+    };
   }
 
   async #write(
     brainId: string,
     existing: DocumentRecord | null,
-    next: { content: string; title: string; path: string; metadata: Metadata; source: DocumentSource },
+    next: {
+      content: string;
+      title: string;
+      path: string;
+      metadata: Metadata;
+      source: DocumentSource;
+    },
   ): Promise<DocumentRecord> {
     const checksum = sha256Hex(next.content);
     if (
@@ -206,7 +253,8 @@ export class MemoryService {
     const now = new Date().toISOString();
     const id = existing?.id ?? newId("doc");
     const commit = sha256Hex(
-      [existing?.commit_sha ?? "", next.path, next.title, JSON.stringify(next.metadata), checksum].join("\n"),
+      [existing?.commit_sha ?? "", next.path, next.title, JSON.stringify(next.metadata), checksum]
+        .join("\n"),
     ).slice(0, 40);
     return await this.store.writeVersion({
       document: {
@@ -237,7 +285,8 @@ export class MemoryService {
       try {
         return await fn();
       } catch (err) {
-        const stale = err instanceof EngramError && err.code === "conflict" && err.cause === "stale-version";
+        const stale = err instanceof EngramError && err.code === "conflict" &&
+          err.cause === "stale-version";
         if (!stale || attempt >= WRITE_ATTEMPTS) throw err;
       }
     }
@@ -248,7 +297,10 @@ function refOf(args: { id?: string; path?: string }): DocumentRef {
   return args.id !== undefined ? { id: args.id } : { path: normalizePath(args.path!) };
 }
 
-function notFound(args: { id?: string; path?: string; version?: number }, brain: Brain): EngramError {
+function notFound(
+  args: { id?: string; path?: string; version?: number },
+  brain: Brain,
+): EngramError {
   const what = args.id !== undefined ? `id ${args.id}` : `path ${args.path}`;
   const version = args.version !== undefined ? ` at version ${args.version}` : "";
   return new EngramError(

@@ -2,18 +2,27 @@
 import { z } from "zod";
 import { LIMITS, SLUG_PATTERN } from "./limits.ts";
 
-const brain = z.string().min(1).max(128).describe("Brain slug or id; defaults to the configured default brain")
+const brain = z.string().min(1).max(128).describe(
+  "Brain slug or id; defaults to the configured default brain",
+)
   .optional();
-const path = z.string().min(1).max(LIMITS.pathChars).refine((p) => !p.includes("\0"), "path must not contain NUL");
+const path = z.string().min(1).max(LIMITS.pathChars).refine(
+  (p) => !p.includes("\0"),
+  "path must not contain NUL",
+);
 const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const metadata = z.record(z.string().min(1).max(LIMITS.metadataKeyChars), metadataValue);
-const tag = z.string().trim().min(1).max(LIMITS.tagChars).refine((t) => !t.includes(","), "tags cannot contain commas");
+const tag = z.string().trim().min(1).max(LIMITS.tagChars).refine(
+  (t) => !t.includes(","),
+  "tags cannot contain commas",
+);
 const tags = z.array(tag).max(LIMITS.tags);
 const ref = {
   id: z.string().min(1).max(128).optional().describe("Document id (doc_…)"),
   path: path.optional().describe("Document path, e.g. /memory/global/running.md"),
 };
-const needsRef = (v: { id?: string; path?: string }) => (v.id === undefined) !== (v.path === undefined);
+const needsRef = (v: { id?: string; path?: string }) =>
+  (v.id === undefined) !== (v.path === undefined);
 const REF_MESSAGE = "give exactly one of id or path";
 
 /** memory_search input. */
@@ -28,7 +37,9 @@ export const SearchInput = z.object({
 /** memory_remember input. */
 export const RememberInput = z.object({
   content: z.string().min(1).max(LIMITS.contentChars).describe("Markdown content"),
-  title: z.string().min(1).max(LIMITS.titleChars).optional().describe("Else the first heading, else the first line"),
+  title: z.string().min(1).max(LIMITS.titleChars).optional().describe(
+    "Else the first heading, else the first line",
+  ),
   brain,
   tags: tags.optional().describe("Stored as metadata.tags, comma-joined"),
   path: path.optional().describe("Else /memory/global/<slug of title>.md"),
@@ -39,7 +50,9 @@ export const RememberInput = z.object({
 export const GetInput = z.object({
   ...ref,
   brain,
-  version: z.number().int().min(1).optional().describe("A past version number; current when omitted"),
+  version: z.number().int().min(1).optional().describe(
+    "A past version number; current when omitted",
+  ),
 }).refine(needsRef, REF_MESSAGE);
 
 /** memory_update input. */
@@ -60,7 +73,9 @@ export const ForgetInput = z.object({ ...ref, brain }).refine(needsRef, REF_MESS
 export const TimelineInput = z.object({
   brain,
   limit: z.number().int().min(1).max(LIMITS.timelineLimit).default(20),
-  since: z.iso.datetime({ offset: true }).optional().describe("RFC 3339 time; only changes at or after it"),
+  since: z.iso.datetime({ offset: true }).optional().describe(
+    "RFC 3339 time; only changes at or after it",
+  ),
 });
 
 /** memory_backlinks input. */
@@ -75,7 +90,10 @@ export const ListBrainsInput = z.object({});
 /** memory_create_brain input. */
 export const CreateBrainInput = z.object({
   name: z.string().min(1).max(LIMITS.brainNameChars),
-  slug: z.string().min(1).max(LIMITS.slugChars).regex(SLUG_PATTERN, "slug must match ^[a-z0-9][a-z0-9-]*$")
+  slug: z.string().min(1).max(LIMITS.slugChars).regex(
+    SLUG_PATTERN,
+    "slug must match ^[a-z0-9][a-z0-9-]*$",
+  )
     .optional(),
   visibility: z.enum(["private", "tenant", "public"]).default("private"),
 });

@@ -38,12 +38,18 @@ export interface MemoryStore {
   /** A brain by slug or id, or null. */
   findBrain(slugOrId: string): Promise<Brain | null>;
   /** Inserts a brain; throws `conflict` when the slug is taken. */
-  createBrain(input: { id: string; slug: string; name: string; visibility: Visibility }): Promise<Brain>;
+  createBrain(
+    input: { id: string; slug: string; name: string; visibility: Visibility },
+  ): Promise<Brain>;
 
   /** A document's current state, including deleted ones. */
   findDocument(brainId: string, ref: DocumentRef): Promise<DocumentRecord | null>;
   /** A document with content at the given version (current when omitted). */
-  readDocument(brainId: string, ref: DocumentRef, version?: number): Promise<DocumentWithContent | null>;
+  readDocument(
+    brainId: string,
+    ref: DocumentRef,
+    version?: number,
+  ): Promise<DocumentWithContent | null>;
   /** Writes a new version (insert or update), its chunks, FTS rows and links, in one transaction. */
   writeVersion(write: VersionWrite): Promise<DocumentRecord>;
   /** Soft-deletes a document; its chunks leave the index. */

@@ -138,7 +138,8 @@ export const MIGRATIONS: readonly string[] = [
 
 /** Brings the schema to the newest version; safe when several processes start at once. */
 export function migrate(db: DatabaseSync): void {
-  const current = () => (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const current = () =>
+    (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
   if (current() === MIGRATIONS.length) return;
   db.exec("BEGIN IMMEDIATE");
   try {

@@ -1,7 +1,15 @@
 /** @module Read queries for the SQLite store: ranked search, timeline, backlinks, tags, stats. */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { SCOPE_PREFIX } from "../core/limits.ts";
-import type { Backlink, BrainStats, DocumentRecord, SearchHit, SearchQuery, TagCount, TimelineEntry } from "../core/types.ts";
+import type {
+  Backlink,
+  BrainStats,
+  DocumentRecord,
+  SearchHit,
+  SearchQuery,
+  TagCount,
+  TimelineEntry,
+} from "../core/types.ts";
 import { wikiKey } from "../core/markdown/links.ts";
 import { ftsExpression, ftsTerms } from "./fts_query.ts";
 
@@ -98,8 +106,10 @@ function coverage(highlighted: string, termCount: number): number {
 function toHit(r: HitRow, termCount: number): SearchHit {
   const bm25 = -r.rank;
   const bonus = 0.99 * (COVERAGE_WEIGHTS[0] * coverage(r.title_hl, termCount) +
-    COVERAGE_WEIGHTS[1] * coverage(r.headings_hl, termCount) + COVERAGE_WEIGHTS[2] * coverage(r.body_hl, termCount));
-  const display = (s: string) => s.replaceAll(MARK_OPEN, DISPLAY_OPEN).replaceAll(MARK_CLOSE, DISPLAY_CLOSE);
+    COVERAGE_WEIGHTS[1] * coverage(r.headings_hl, termCount) +
+    COVERAGE_WEIGHTS[2] * coverage(r.body_hl, termCount));
+  const display = (s: string) =>
+    s.replaceAll(MARK_OPEN, DISPLAY_OPEN).replaceAll(MARK_CLOSE, DISPLAY_CLOSE);
   const highlights: string[] = [];
   if (r.title_hl.includes(MARK_OPEN)) highlights.push(display(r.title_hl));
   if (r.snip.includes(DISPLAY_OPEN)) highlights.push(r.snip);
@@ -141,7 +151,11 @@ function round(n: number): number {
 }
 
 /** Versions and deletions, newest first. */
-export function timeline(db: DatabaseSync, brainId: string, o: { limit: number; since?: string }): TimelineEntry[] {
+export function timeline(
+  db: DatabaseSync,
+  brainId: string,
+  o: { limit: number; since?: string },
+): TimelineEntry[] {
   const since = o.since ?? "";
   return db.prepare(
     `SELECT * FROM (

@@ -43,19 +43,27 @@ export class SqliteStore implements MemoryStore {
 
   findBrain(slugOrId: string): Promise<Brain | null> {
     return this.#run(() => {
-      const row = this.#db.prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(slugOrId, slugOrId);
+      const row = this.#db.prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(
+        slugOrId,
+        slugOrId,
+      );
       return row ? toBrain(row) : null;
     });
   }
 
-  createBrain(input: { id: string; slug: string; name: string; visibility: Visibility }): Promise<Brain> {
+  createBrain(
+    input: { id: string; slug: string; name: string; visibility: Visibility },
+  ): Promise<Brain> {
     return this.#run(() => {
       const now = new Date().toISOString();
       const inserted = this.#db.prepare(
         "INSERT INTO brains (id, slug, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING",
       ).run(input.id, input.slug, input.name, input.visibility, now, now);
       if (inserted.changes === 0) {
-        throw new EngramError("conflict", `brain slug "${input.slug}" is already taken; choose another --slug`);
+        throw new EngramError(
+          "conflict",
+          `brain slug "${input.slug}" is already taken; choose another --slug`,
+        );
       }
       return { ...input, created_at: now, updated_at: now };
     });
@@ -65,7 +73,11 @@ export class SqliteStore implements MemoryStore {
     return this.#run(() => this.#findRow(brainId, ref));
   }
 
-  readDocument(brainId: string, ref: DocumentRef, version?: number): Promise<DocumentWithContent | null> {
+  readDocument(
+    brainId: string,
+    ref: DocumentRef,
+    version?: number,
+  ): Promise<DocumentWithContent | null> {
     return this.#run(() => {
       const doc = this.#findRow(brainId, ref);
       if (!doc) return null;
@@ -97,19 +109,29 @@ export class SqliteStore implements MemoryStore {
         const current = this.#findRow(d.brain_id, { id: d.id });
         const have = current?.version;
         if (have !== write.expectedVersion) {
-          throw new EngramError("conflict", `document ${d.path} changed while it was being written; retry`, {
-            cause: "stale-version",
-          });
+          throw new EngramError(
+            "conflict",
+            `document ${d.path} changed while it was being written; retry`,
+            {
+              cause: "stale-version",
+            },
+          );
         }
-        const clash = this.#db.prepare("SELECT id FROM documents WHERE brain_id = ? AND path = ? AND id != ?").get(
+        const clash = this.#db.prepare(
+          "SELECT id FROM documents WHERE brain_id = ? AND path = ? AND id != ?",
+        ).get(
           d.brain_id,
           d.path,
           d.id,
         ) as { id: string } | undefined;
         if (clash) {
-          throw new EngramError("conflict", `path ${d.path} is already used by document ${clash.id}`, {
-            cause: "stale-version",
-          });
+          throw new EngramError(
+            "conflict",
+            `path ${d.path} is already used by document ${clash.id}`,
+            {
+              cause: "stale-version",
+            },
+          );
         }
         const version = (have ?? 0) + 1;
         const meta = JSON.stringify(d.metadata);
@@ -117,17 +139,54 @@ export class SqliteStore implements MemoryStore {
           this.#db.prepare(
             `UPDATE documents SET path = ?, title = ?, source = ?, content_type = ?, byte_size = ?, checksum_sha256 = ?,
                metadata = ?, commit_sha = ?, version = ?, updated_at = ?, deleted_at = NULL WHERE id = ?`,
-          ).run(d.path, d.title, d.source, d.content_type, d.byte_size, d.checksum_sha256, meta, d.commit_sha, version, d.updated_at, d.id);
+          ).run(
+            d.path,
+            d.title,
+            d.source,
+            d.content_type,
+            d.byte_size,
+            d.checksum_sha256,
+            meta,
+            d.commit_sha,
+            version,
+            d.updated_at,
+            d.id,
+          );
         } else {
           this.#db.prepare(
             `INSERT INTO documents (id, brain_id, path, title, source, content_type, byte_size, checksum_sha256, metadata,
                commit_sha, version, created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-          ).run(d.id, d.brain_id, d.path, d.title, d.source, d.content_type, d.byte_size, d.checksum_sha256, meta, d.commit_sha, version, d.created_at, d.updated_at);
+          ).run(
+            d.id,
+            d.brain_id,
+            d.path,
+            d.title,
+            d.source,
+            d.content_type,
+            d.byte_size,
+            d.checksum_sha256,
+            meta,
+            d.commit_sha,
+            version,
+            d.created_at,
+            d.updated_at,
+          );
         }
         this.#db.prepare(
           `INSERT INTO document_versions (document_id, version, commit_sha, title, path, content, metadata, checksum_sha256, byte_size, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(d.id, version, d.commit_sha, d.title, d.path, write.content, meta, d.checksum_sha256, d.byte_size, d.updated_at);
+        ).run(
+          d.id,
+          version,
+          d.commit_sha,
+          d.title,
+          d.path,
+          write.content,
+          meta,
+          d.checksum_sha256,
+          d.byte_size,
+          d.updated_at,
+        );
         this.#writeIndex(d.id, d.brain_id, d.title, write.chunks, write.links);
         this.#writeTags(d.id, d.brain_id, tagsOf(d.metadata));
         return { ...d, version, deleted_at: null };
@@ -141,7 +200,9 @@ export class SqliteStore implements MemoryStore {
         const changed = this.#db.prepare(
           "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
         ).run(at, at, documentId, brainId);
-        if (changed.changes === 0) throw new EngramError("not_found", `document ${documentId} not found`);
+        if (changed.changes === 0) {
+          throw new EngramError("not_found", `document ${documentId} not found`);
+        }
         this.#db.prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
         this.#db.prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
         this.#db.prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
@@ -183,7 +244,9 @@ export class SqliteStore implements MemoryStore {
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.#run(() =>
       transaction(this.#db, () => {
-        const row = this.#db.prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(documentId) as
+        const row = this.#db.prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
+          documentId,
+        ) as
           | { brain_id: string; title: string }
           | undefined;
         if (row) this.#writeIndex(documentId, row.brain_id, row.title, chunks, links);
@@ -196,7 +259,20 @@ export class SqliteStore implements MemoryStore {
       this.#db.prepare(
         `INSERT INTO audit (at, client_id, transport, session_id, tier, kind, name, brain_id, args_digest, outcome, error_code, latency_ms)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(new Date().toISOString(), e.client_id, e.transport, e.session_id, e.tier, e.kind, e.name, e.brain_id, e.args_digest, e.outcome, e.error_code, e.latency_ms);
+      ).run(
+        new Date().toISOString(),
+        e.client_id,
+        e.transport,
+        e.session_id,
+        e.tier,
+        e.kind,
+        e.name,
+        e.brain_id,
+        e.args_digest,
+        e.outcome,
+        e.error_code,
+        e.latency_ms,
+      );
     });
   }
 
@@ -205,33 +281,57 @@ export class SqliteStore implements MemoryStore {
   }
 
   #findRow(brainId: string, ref: DocumentRef): DocumentRecord | null {
-    const [col, val]: [string, SQLInputValue] = ref.id !== undefined ? ["id", ref.id] : ["path", ref.path];
-    const row = this.#db.prepare(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND ${col} = ?`).get(
+    const [col, val]: [string, SQLInputValue] = ref.id !== undefined
+      ? ["id", ref.id]
+      : ["path", ref.path];
+    const row = this.#db.prepare(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND ${col} = ?`,
+    ).get(
       brainId,
       val,
     ) as DocumentRow | undefined;
     return row ? toDocument(row) : null;
   }
 
-  #writeIndex(documentId: string, brainId: string, title: string, chunks: ChunkInput[], links: LinkInput[]) {
+  #writeIndex(
+    documentId: string,
+    brainId: string,
+    title: string,
+    chunks: ChunkInput[],
+    links: LinkInput[],
+  ) {
     this.#db.prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
     const insChunk = this.#db.prepare(
       `INSERT INTO chunks (id, document_id, brain_id, ordinal, title, headings, body, start_offset, end_offset)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const c of chunks) {
-      insChunk.run(newId("chk"), documentId, brainId, c.ordinal, title, c.heading_path.join(" › "), c.body, c.start_offset, c.end_offset);
+      insChunk.run(
+        newId("chk"),
+        documentId,
+        brainId,
+        c.ordinal,
+        title,
+        c.heading_path.join(" › "),
+        c.body,
+        c.start_offset,
+        c.end_offset,
+      );
     }
     this.#db.prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
     const insLink = this.#db.prepare(
       "INSERT INTO links (source_document_id, brain_id, kind, target_path, target_key, text) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    for (const l of links) insLink.run(documentId, brainId, l.kind, l.target_path, l.target_key, l.text);
+    for (const l of links) {
+      insLink.run(documentId, brainId, l.kind, l.target_path, l.target_key, l.text);
+    }
   }
 
   #writeTags(documentId: string, brainId: string, tags: string[]) {
     this.#db.prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
-    const ins = this.#db.prepare("INSERT INTO document_tags (document_id, brain_id, tag) VALUES (?, ?, ?)");
+    const ins = this.#db.prepare(
+      "INSERT INTO document_tags (document_id, brain_id, tag) VALUES (?, ?, ?)",
+    );
     for (const t of tags) ins.run(documentId, brainId, t);
   }
 

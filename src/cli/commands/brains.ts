@@ -11,7 +11,8 @@ import { CLI_CALLER, openRuntime } from "../runtime.ts";
 const BRAINS_SPEC: CommandSpec = {
   name: "brains",
   usage: "engram brains (list | create NAME) [options]",
-  summary: "List or create brains (isolated knowledge bases).\n\n  list                list brains\n  create NAME         create a brain",
+  summary:
+    "List or create brains (isolated knowledge bases).\n\n  list                list brains\n  create NAME         create a brain",
   options: {},
   positionals: [0, 2],
 };
@@ -29,7 +30,8 @@ export const BRAINS_LIST_SPEC: CommandSpec = {
 export const BRAINS_CREATE_SPEC: CommandSpec = {
   name: "brains create",
   usage: "engram brains create NAME [--slug S] [--visibility private|tenant|public] [--json]",
-  summary: "Create a brain. The slug is generated from the name unless given; it must match ^[a-z0-9][a-z0-9-]*$.",
+  summary:
+    "Create a brain. The slug is generated from the name unless given; it must match ^[a-z0-9][a-z0-9-]*$.",
   options: {
     slug: { type: "string", help: "S  slug, 1..64 of a-z 0-9 and -" },
     visibility: { type: "string", help: "V  private (default), tenant or public" },
@@ -62,7 +64,12 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
     await applyModePermissions("cli", config);
     const items = await runtime.service.listBrains(CLI_CALLER);
     if (args.values.json) ctx.out.json({ items });
-    else ctx.out.line(table([["SLUG", "NAME", "VISIBILITY", "ID"], ...items.map((b) => [b.slug, b.name, b.visibility, b.id])]));
+    else {ctx.out.line(
+        table([
+          ["SLUG", "NAME", "VISIBILITY", "ID"],
+          ...items.map((b) => [b.slug, b.name, b.visibility, b.id]),
+        ]),
+      );}
     return 0;
   } finally {
     runtime.close();
@@ -86,7 +93,9 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
     await applyModePermissions("cli", config);
     const brain = await runtime.service.createBrain(input);
     if (args.values.json) ctx.out.json(brain);
-    else ctx.out.line(`created brain ${brain.slug} (${brain.name}, ${brain.visibility}, id ${brain.id})`);
+    else {ctx.out.line(
+        `created brain ${brain.slug} (${brain.name}, ${brain.visibility}, id ${brain.id})`,
+      );}
     return 0;
   } finally {
     runtime.close();

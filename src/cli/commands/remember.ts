@@ -12,7 +12,8 @@ import { CLI_CALLER, openRuntime } from "../runtime.ts";
 export const REMEMBER_SPEC: CommandSpec = {
   name: "remember",
   usage: "engram remember [--title T] [--tag X]... [--path P] [--brain SLUG] [--json] (FILE | -)",
-  summary: "Store a markdown document from FILE, or from stdin with -. The same path again makes a new version.",
+  summary:
+    "Store a markdown document from FILE, or from stdin with -. The same path again makes a new version.",
   options: {
     title: { type: "string", help: "T  title (else the first heading, else the first line)" },
     tag: { type: "string", multiple: true, help: "X  a tag" },
@@ -31,7 +32,9 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
     return 0;
   }
   const source = args.positionals[0];
-  const content = source === "-" ? await new Response(ctx.stdin).text() : await readFile(source, ctx.cwd);
+  const content = source === "-"
+    ? await new Response(ctx.stdin).text()
+    : await readFile(source, ctx.cwd);
   const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   const input = parseInput(RememberInput, {
     content,
@@ -45,7 +48,9 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
     await applyModePermissions("cli", config);
     const doc = await runtime.service.remember(CLI_CALLER, input);
     if (args.values.json) ctx.out.json(doc);
-    else ctx.out.line(`remembered ${doc.path} (id ${doc.id}, version ${doc.version}, ${doc.byte_size} bytes)`);
+    else {ctx.out.line(
+        `remembered ${doc.path} (id ${doc.id}, version ${doc.version}, ${doc.byte_size} bytes)`,
+      );}
     return 0;
   } finally {
     runtime.close();
@@ -59,14 +64,24 @@ async function readFile(file: string, cwd: string): Promise<string> {
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      throw new EngramError("invalid_argument", `${file} is not UTF-8 text; remember takes markdown or text files`);
+      throw new EngramError(
+        "invalid_argument",
+        `${file} is not UTF-8 text; remember takes markdown or text files`,
+      );
     }
   } catch (err) {
     if (err instanceof EngramError) throw err;
-    if (err instanceof Deno.errors.NotFound) throw new EngramError("not_found", `file ${file} does not exist`);
-    if (err instanceof Deno.errors.IsADirectory || (err as Error).message?.includes("directory")) {
-      throw new EngramError("invalid_argument", `${file} is a directory; give a file, or - for stdin`);
+    if (err instanceof Deno.errors.NotFound) {
+      throw new EngramError("not_found", `file ${file} does not exist`);
     }
-    throw new EngramError("internal", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof Deno.errors.IsADirectory || (err as Error).message?.includes("directory")) {
+      throw new EngramError(
+        "invalid_argument",
+        `${file} is a directory; give a file, or - for stdin`,
+      );
+    }
+    throw new EngramError("internal", `cannot read ${file}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }

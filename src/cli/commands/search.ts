@@ -48,7 +48,11 @@ export async function searchCommand(argv: string[], ctx: CommandContext): Promis
     if (result.hits.length === 0) ctx.out.line(`no results for "${result.query}"`);
     result.hits.forEach((h, i) => {
       const snippet = (h.highlights.at(-1) ?? h.content).replace(/\s+/g, " ").slice(0, 200);
-      ctx.out.line(`${ctx.out.bold(`${i + 1}. ${h.title}`)}  ${ctx.out.dim(`${h.path}  score ${h.score.toFixed(2)}`)}`);
+      ctx.out.line(
+        `${ctx.out.bold(`${i + 1}. ${h.title}`)}  ${
+          ctx.out.dim(`${h.path}  score ${h.score.toFixed(2)}`)
+        }`,
+      );
       ctx.out.line(`   ${snippet}`);
     });
     return 0;

@@ -7,7 +7,8 @@ import type { CommandContext } from "../context.ts";
 export const SERVE_SPEC: CommandSpec = {
   name: "serve",
   usage: "engram serve [--host 127.0.0.1] [--port 8787] [--tier read|write|admin]",
-  summary: "Serve MCP over Streamable HTTP (/mcp) and legacy SSE (/sse). Not available in this build yet.",
+  summary:
+    "Serve MCP over Streamable HTTP (/mcp) and legacy SSE (/sse). Not available in this build yet.",
   options: {
     host: { type: "string", help: "HOST  listen address" },
     port: { type: "string", help: "PORT  listen port" },

@@ -16,7 +16,10 @@ export const STDIO_SPEC: CommandSpec = {
   summary:
     "Serve the memory tools over MCP on stdin/stdout (for Claude Code, Cursor, Claude Desktop). Logs go to stderr.",
   options: {
-    tier: { type: "string", help: "TIER  read (default), write or admin: which tools the client sees" },
+    tier: {
+      type: "string",
+      help: "TIER  read (default), write or admin: which tools the client sees",
+    },
     brain: { type: "string", help: "SLUG  default brain for calls that name none" },
   },
   positionals: [0, 0],
@@ -30,7 +33,11 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     return 0;
   }
   const config = loadConfig(
-    { ...configFlags(args.values), tier: args.values.tier as string | undefined, brain: args.values.brain as string | undefined },
+    {
+      ...configFlags(args.values),
+      tier: args.values.tier as string | undefined,
+      brain: args.values.brain as string | undefined,
+    },
     { env: ctx.env, cwd: ctx.cwd },
   );
   const logger = stderrLogger(config.logLevel);
@@ -47,14 +54,20 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   const transport = new StdioTransport({ readable: ctx.stdin, writable: ctx.stdout });
   transport.onNegotiated = (version) => {
     const client = server.getClientVersion();
-    logger.info(`MCP session started: protocol ${version}, client ${client?.name ?? "?"} ${client?.version ?? ""}`.trim());
+    logger.info(
+      `MCP session started: protocol ${version}, client ${client?.name ?? "?"} ${
+        client?.version ?? ""
+      }`.trim(),
+    );
   };
   transport.onerror = (err) => logger.warn("stdio transport error", { error: err.message });
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   const stop = () => void transport.close();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
-  logger.info(`engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${config.dbFile}`);
+  logger.info(
+    `engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${config.dbFile}`,
+  );
   await server.connect(transport);
   await closed;
   for (const s of signals) Deno.removeSignalListener(s, stop);

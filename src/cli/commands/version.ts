@@ -17,7 +17,12 @@ export function versionCommand(argv: string[], ctx: CommandContext): Promise<num
   const args = parseCommand(argv, VERSION_SPEC);
   if (args.help) ctx.out.line(helpText(VERSION_SPEC));
   else if (args.values.json) {
-    ctx.out.json({ engram: VERSION, protocol: PROTOCOL_VERSION, deno: Deno.version.deno, sqlite: "node:sqlite" });
+    ctx.out.json({
+      engram: VERSION,
+      protocol: PROTOCOL_VERSION,
+      deno: Deno.version.deno,
+      sqlite: "node:sqlite",
+    });
   } else ctx.out.line(`engram ${VERSION} (MCP ${PROTOCOL_VERSION}, deno ${Deno.version.deno})`);
   return Promise.resolve(0);
 }

@@ -26,7 +26,13 @@ export function chunkMarkdown(content: string): ChunkInput[] {
 
   const flush = (end: number) => {
     for (const w of windows(content, sectionStart, end)) {
-      chunks.push({ ordinal: chunks.length, heading_path: path, body: w.body, start_offset: w.start, end_offset: w.end });
+      chunks.push({
+        ordinal: chunks.length,
+        heading_path: path,
+        body: w.body,
+        start_offset: w.start,
+        end_offset: w.end,
+      });
     }
   };
   for (const h of headings) {
@@ -43,7 +49,13 @@ export function chunkMarkdown(content: string): ChunkInput[] {
     const body = content.trim();
     if (body) {
       const start = content.indexOf(body);
-      chunks.push({ ordinal: 0, heading_path: path, body, start_offset: start, end_offset: start + body.length });
+      chunks.push({
+        ordinal: 0,
+        heading_path: path,
+        body,
+        start_offset: start,
+        end_offset: start + body.length,
+      });
     }
   }
   return chunks;

@@ -14,7 +14,9 @@ export function wikiKey(nameOrPath: string): string {
 
 /** Links in `content`, ignoring fenced code; markdown links resolved against `fromPath`. */
 export function parseLinks(content: string, fromPath: string): LinkInput[] {
-  const text = scanLines(content).filter((l) => !l.inFence).map((l) => l.text.replace(/`[^`\n]*`/g, ""))
+  const text = scanLines(content).filter((l) => !l.inFence).map((l) =>
+    l.text.replace(/`[^`\n]*`/g, "")
+  )
     .join("\n");
   const out: LinkInput[] = [];
   const seen = new Set<string>();

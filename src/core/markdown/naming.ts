@@ -14,7 +14,9 @@ export function deriveTitle(content: string): string {
   }
   title = title.replace(/\s+/g, " ").trim();
   const chars = [...title];
-  if (chars.length > LIMITS.titleChars) title = chars.slice(0, LIMITS.titleChars - 1).join("") + "…";
+  if (chars.length > LIMITS.titleChars) {
+    title = chars.slice(0, LIMITS.titleChars - 1).join("") + "…";
+  }
   return title || "Untitled";
 }
 
@@ -55,7 +57,10 @@ export function normalizePath(path: string): string {
     if (seg === "" || seg === ".") continue;
     if (seg === "..") {
       if (parts.length === 0) {
-        throw new EngramError("invalid_argument", `path "${path}" escapes the brain root with ".."`);
+        throw new EngramError(
+          "invalid_argument",
+          `path "${path}" escapes the brain root with ".."`,
+        );
       }
       parts.pop();
       continue;
@@ -63,7 +68,10 @@ export function normalizePath(path: string): string {
     parts.push(seg);
   }
   if (parts.length === 0) {
-    throw new EngramError("invalid_argument", `path "${path}" names no document; give e.g. /notes/a.md`);
+    throw new EngramError(
+      "invalid_argument",
+      `path "${path}" names no document; give e.g. /notes/a.md`,
+    );
   }
   const out = "/" + parts.join("/");
   if (out.length > LIMITS.pathChars) {

@@ -66,7 +66,9 @@ export function findHeadings(text: string, lines: Line[] = scanLines(text)): Hea
     const m = ATX.exec(line.text);
     if (!m) continue;
     const headingText = (m[2] ?? "").replace(/[ \t]+#+$/, "").trim();
-    if (headingText) out.push({ level: m[1].length, text: headingText, start: line.start, end: line.end });
+    if (headingText) {
+      out.push({ level: m[1].length, text: headingText, start: line.start, end: line.end });
+    }
   }
   return out;
 }

@@ -1,5 +1,5 @@
 /** @module The one MCP server factory every transport uses: tools, tiers, dispatch, audit. */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server } from "../sdk.ts";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -8,7 +8,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "../sdk.ts";
 import { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
@@ -47,21 +47,24 @@ export function createMcpServer(deps: ServerDeps): Server {
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest, extra: { signal: AbortSignal }) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `unknown tool "${request.params.name}"; list tools with tools/list`,
-      );
-    }
-    return dispatchTool(tool, request.params.arguments, {
-      service: deps.service,
-      caller: deps.caller,
-      logger: deps.logger,
-      signal: extra.signal,
-    });
-  });
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    (request: CallToolRequest, extra: { signal: AbortSignal }) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `unknown tool "${request.params.name}"; list tools with tools/list`,
+        );
+      }
+      return dispatchTool(tool, request.params.arguments, {
+        service: deps.service,
+        caller: deps.caller,
+        logger: deps.logger,
+        signal: extra.signal,
+      });
+    },
+  );
   return server;
 }
 
@@ -79,7 +82,10 @@ export function describeTool(tool: ToolDef): Tool {
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   // draft-7 without $schema: what the SDK client's default validator (ajv) compiles as-is.
-  const out = z.toJSONSchema(schema, { io, target: "draft-7", unrepresentable: "any" }) as Record<string, unknown>;
+  const out = z.toJSONSchema(schema, { io, target: "draft-7", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   delete out.$schema;
   return out;
 }

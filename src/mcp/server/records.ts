@@ -58,4 +58,8 @@ export const SearchOutputSchema = z.looseObject({
 });
 
 /** The error payload in `structuredContent` of a failed call. */
-export const ToolErrorSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean() });
+export const ToolErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+});

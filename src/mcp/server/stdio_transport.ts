@@ -1,6 +1,6 @@
 /** @module A newline-delimited JSON-RPC transport over Deno's stdin/stdout that answers malformed input. */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "../sdk.ts";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "../sdk.ts";
 
 /** Lines longer than this are refused (a 5,000,000-character note fits with room for JSON escaping). */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -39,7 +39,8 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const result = (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
+    const result =
+      (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
     if (result && typeof result.protocolVersion === "string" && result.serverInfo) {
       this.onNegotiated?.(result.protocolVersion);
     }
@@ -95,7 +96,9 @@ export class StdioTransport implements Transport {
         } else pending.push(rest);
       }
     }
-    if (pendingBytes > 0 && !overflow) this.#handleLine(decoder.decode(concat(pending, pendingBytes)));
+    if (pendingBytes > 0 && !overflow) {
+      this.#handleLine(decoder.decode(concat(pending, pendingBytes)));
+    }
   }
 
   #handleLine(raw: string): void {
@@ -109,7 +112,11 @@ export class StdioTransport implements Transport {
       return;
     }
     if (Array.isArray(value)) {
-      this.#reply(null, -32600, "Invalid Request: JSON-RPC batches are not supported by protocol 2025-11-25");
+      this.#reply(
+        null,
+        -32600,
+        "Invalid Request: JSON-RPC batches are not supported by protocol 2025-11-25",
+      );
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
@@ -123,9 +130,9 @@ export class StdioTransport implements Transport {
   }
 
   #reply(id: string | number | null, code: number, message: string): void {
-    this.#write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n").catch((err) =>
-      this.onerror?.(err as Error)
-    );
+    this.#write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n").catch((
+      err,
+    ) => this.onerror?.(err as Error));
   }
 }
 

@@ -21,7 +21,10 @@ export interface ToolAnnotations {
 }
 
 /** One tool: schemas, tier, handler and text summary. */
-export interface ToolDef<I extends z.ZodType = z.ZodType, O extends object = Record<string, unknown>> {
+export interface ToolDef<
+  I extends z.ZodType = z.ZodType,
+  O extends object = Record<string, unknown>,
+> {
   name: string;
   title: string;
   tier: Tier;

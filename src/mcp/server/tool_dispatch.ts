@@ -1,5 +1,5 @@
 /** @module Validating, running, auditing and shaping the result of one tool call. */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "../sdk.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { tierAllows } from "../../core/types.ts";
@@ -16,7 +16,11 @@ export function errorResult(err: EngramError): CallToolResult {
 }
 
 /** Runs a tool under the caller's tier with validated arguments, and writes the audit row. */
-export async function dispatchTool(tool: ToolDef, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
+export async function dispatchTool(
+  tool: ToolDef,
+  rawArgs: unknown,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
   const started = performance.now();
   let brainId: string | undefined;
   let result: CallToolResult;
@@ -29,10 +33,15 @@ export async function dispatchTool(tool: ToolDef, rawArgs: unknown, ctx: ToolCon
     }
     const out = await tool.run(ctx, parseInput(tool.input, rawArgs ?? {}, tool.name));
     brainId = tool.brainOf?.(out);
-    result = { content: [{ type: "text", text: tool.summary(out) }], structuredContent: out as Record<string, unknown> };
+    result = {
+      content: [{ type: "text", text: tool.summary(out) }],
+      structuredContent: out as Record<string, unknown>,
+    };
   } catch (err) {
     const e = toEngramError(err);
-    if (e.code === "internal") ctx.logger.error(`tool ${tool.name} failed`, { error: String(e.cause ?? e) });
+    if (e.code === "internal") {
+      ctx.logger.error(`tool ${tool.name} failed`, { error: String(e.cause ?? e) });
+    }
     result = errorResult(e);
   }
   await audit(tool.name, rawArgs, ctx, { result, brainId, started });

@@ -29,7 +29,12 @@ export const memoryCreateBrain = defineTool({
     "Create a brain. slug must match ^[a-z0-9][a-z0-9-]*$ (1..64); when omitted it is generated from the name. visibility: private (default), tenant or public.",
   input: CreateBrainInput,
   output: BrainSchema,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   run: (ctx, args) => ctx.service.createBrain(args),
   summary: (b) => `Created brain ${b.slug} (${b.name}, ${b.visibility}, id ${b.id})`,
   brainOf: (b) => b.id,

@@ -70,7 +70,8 @@ export const memoryTags = defineTool({
   name: "memory_tags",
   title: "Tags",
   tier: "read",
-  description: "Tags used in a brain with the number of live documents carrying each, most used first.",
+  description:
+    "Tags used in a brain with the number of live documents carrying each, most used first.",
   input: BrainOnlyInput,
   output: z.looseObject({
     brain_id: z.string(),
@@ -78,7 +79,8 @@ export const memoryTags = defineTool({
   }),
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.tags(ctx.caller, args),
-  summary: (r) => r.items.length === 0 ? "No tags." : r.items.map((t) => `${t.tag} (${t.count})`).join(", "),
+  summary: (r) =>
+    r.items.length === 0 ? "No tags." : r.items.map((t) => `${t.tag} (${t.count})`).join(", "),
   brainOf: (r) => r.brain_id,
 });
 
@@ -87,7 +89,8 @@ export const memoryStats = defineTool({
   name: "memory_stats",
   title: "Brain statistics",
   tier: "read",
-  description: "Counts for a brain: live and forgotten documents, versions, chunks, bytes, tags, last change.",
+  description:
+    "Counts for a brain: live and forgotten documents, versions, chunks, bytes, tags, last change.",
   input: BrainOnlyInput,
   output: z.looseObject({
     brain_id: z.string(),
@@ -103,6 +106,8 @@ export const memoryStats = defineTool({
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.stats(ctx.caller, args),
   summary: (s) =>
-    `Brain ${s.brain_slug}: ${s.documents} documents (${s.deleted_documents} forgotten), ${s.versions} versions, ${s.chunks} chunks, ${s.bytes} bytes, ${s.tags} tags; last change ${s.last_updated_at ?? "never"}`,
+    `Brain ${s.brain_slug}: ${s.documents} documents (${s.deleted_documents} forgotten), ${s.versions} versions, ${s.chunks} chunks, ${s.bytes} bytes, ${s.tags} tags; last change ${
+      s.last_updated_at ?? "never"
+    }`,
   brainOf: (s) => s.brain_id,
 });

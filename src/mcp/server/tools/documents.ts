@@ -5,7 +5,9 @@ import { DocumentRecordSchema, DocumentWithContentSchema } from "../records.ts";
 import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
 
 function describe(verb: string, d: DocumentRecord): string {
-  return `${verb} ${d.path} (id ${d.id}, version ${d.version}, commit ${d.commit_sha.slice(0, 7)}, ${d.byte_size} bytes)`;
+  return `${verb} ${d.path} (id ${d.id}, version ${d.version}, commit ${
+    d.commit_sha.slice(0, 7)
+  }, ${d.byte_size} bytes)`;
 }
 
 /** Store a markdown document. */
@@ -34,7 +36,8 @@ export const memoryGet = defineTool({
   output: DocumentWithContentSchema,
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.get(ctx.caller, args),
-  summary: (d) => `# ${d.title}\n${d.path} · version ${d.version} · updated ${d.updated_at}\n\n${d.content}`,
+  summary: (d) =>
+    `# ${d.title}\n${d.path} · version ${d.version} · updated ${d.updated_at}\n\n${d.content}`,
   brainOf: (d) => d.brain_id,
 });
 
@@ -62,7 +65,12 @@ export const memoryForget = defineTool({
     "Forget a document (soft delete): it leaves search, listings and memory_get, and deleted_at is set. Its versions are kept; remembering the same path again restores it.",
   input: ForgetInput,
   output: DocumentRecordSchema,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   run: (ctx, args) => ctx.service.forget(ctx.caller, args),
   summary: (d) => `Forgot ${d.path} (id ${d.id}) at ${d.deleted_at}`,
   brainOf: (d) => d.brain_id,

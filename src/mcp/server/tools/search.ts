@@ -7,7 +7,9 @@ import { defineTool, READ_ONLY } from "../tool.ts";
 /** Text summary: the top five hits as `#N score=S path` and the first 320 characters. */
 export function searchSummary(r: SearchResult): string {
   if (r.hits.length === 0) return `No results for "${r.query}".`;
-  return r.hits.slice(0, 5).map((h, i) => `#${i + 1} score=${h.score.toFixed(3)} ${h.path}\n${h.content.slice(0, 320)}`)
+  return r.hits.slice(0, 5).map((h, i) =>
+    `#${i + 1} score=${h.score.toFixed(3)} ${h.path}\n${h.content.slice(0, 320)}`
+  )
     .join("\n\n");
 }
 

@@ -1,0 +1,157 @@
+/** @module Shared test helpers: temp data dirs, spawning the real CLI, an SDK client over stdio. */
+import { type CallToolResult, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
+import { ceilingFlags } from "../src/config/permissions.ts";
+import { MemoryService } from "../src/core/memory_service.ts";
+import { ensureDefaultBrain } from "../src/core/brains.ts";
+import type { CallerContext } from "../src/core/types.ts";
+import { openDatabase } from "../src/storage/database.ts";
+import { SqliteStore } from "../src/storage/sqlite_store.ts";
+
+/** Absolute path of main.ts. */
+export const MAIN = new URL("../main.ts", import.meta.url).pathname;
+/** Repository root. */
+export const ROOT = new URL("..", import.meta.url).pathname;
+
+/** A temp directory removed on dispose. */
+export async function tempDir(
+  prefix = "engram-test-",
+): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}),
+  };
+}
+
+/** The environment a spawned engram gets: minimal, with its data dir, never the developer's config. */
+export function engramEnv(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  // HOME and DENO_DIR stay real so Deno finds its module cache; engram's own paths are pinned below.
+  const denoDir = Deno.env.get("DENO_DIR");
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? dataDir,
+    ...(denoDir ? { DENO_DIR: denoDir } : {}),
+    XDG_CONFIG_HOME: `${dataDir}/xdg-config`,
+    XDG_DATA_HOME: `${dataDir}/xdg-data`,
+    ENGRAM_DATA_DIR: dataDir,
+    NO_COLOR: "1",
+    ...extra,
+  };
+}
+
+/** `deno run` arguments for main.ts with the same permission ceiling as the compiled binary. */
+export function engramCommandArgs(args: string[]): string[] {
+  return ["run", "-q", ...ceilingFlags(), MAIN, ...args];
+}
+
+/** Result of running the CLI. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `engram ARGS` as a subprocess (cwd: the data dir, so no repo config is picked up). */
+export async function runEngram(
+  args: string[],
+  options: { dataDir: string; stdin?: string; env?: Record<string, string>; cwd?: string },
+): Promise<CliResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: engramCommandArgs(args),
+    cwd: options.cwd ?? options.dataDir,
+    env: engramEnv(options.dataDir, options.env),
+    clearEnv: true,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(options.stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** An SDK client connected to a spawned `engram stdio`; stderr is collected. */
+export async function connectStdio(
+  dataDir: string,
+  options: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<{ client: Client; stderr: () => string } & AsyncDisposable> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: engramCommandArgs(["stdio", ...(options.args ?? [])]),
+    env: engramEnv(dataDir, options.env),
+    cwd: dataDir,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+  const client = new Client({ name: "engram-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, [Symbol.asyncDispose]: () => client.close() };
+}
+
+/** Calls a tool and returns the raw result. */
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  return await client.callTool({ name, arguments: args }) as CallToolResult;
+}
+
+/** The structured payload of a successful call; throws with the error text otherwise. */
+export async function callOk<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
+  const r = await call(client, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+  return r.structuredContent as T;
+}
+
+/** The `{ code, message }` of a failed call; throws if the call succeeded. */
+export async function callErr(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ code: string; message: string; retryable: boolean; text: string }> {
+  const r = await call(client, name, args);
+  if (!r.isError) {
+    throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
+  }
+  const text = (r.content[0] as { text: string }).text;
+  return {
+    ...(r.structuredContent as { code: string; message: string; retryable: boolean }),
+    text,
+  };
+}
+
+/** An admin caller for in-process tests. */
+export const ADMIN: CallerContext = {
+  clientId: "test",
+  transport: "cli",
+  tier: "admin",
+  brains: "*",
+};
+
+/** An in-process service on a fresh database file. */
+export async function openService(
+  dir: string,
+  options: { defaultBrain?: string } = {},
+): Promise<{ service: MemoryService; store: SqliteStore } & Disposable> {
+  const store = new SqliteStore(openDatabase(`${dir}/engram.db`));
+  await ensureDefaultBrain(store);
+  return {
+    service: new MemoryService(store, options),
+    store,
+    [Symbol.dispose]: () => store.close(),
+  };
+}
