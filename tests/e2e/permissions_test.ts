@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { ceilingFlags, RUN_CEILING } from "../../src/config/permissions.ts";
+import { compileArgs } from "../../scripts/compile.ts";
+import { ROOT, tempDir } from "../helpers.ts";
+
+const PROBE = new URL("../fixtures/spawn_probe.ts", import.meta.url).pathname;
+
+async function probe(mode: string, configYaml: string, commands: string[]) {
+  await using dir = await tempDir();
+  const configFile = `${dir.path}/engram.yaml`;
+  await Deno.writeTextFile(configFile, configYaml);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-q", ...ceilingFlags(), PROBE, mode, configFile, ...commands],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    revoked: string[];
+    results: Record<string, string>;
+    env: string;
+  };
+}
+
+Deno.test("stdio mode: Deno refuses to spawn a command outside the allowlist (NotCapable)", async () => {
+  const r = await probe("stdio", "mcp:\n  stdio_allowed_commands: [deno]\n", [
+    "deno",
+    "node",
+    "sh",
+    "bash",
+  ]);
+  assert.equal(r.results.deno, "ok", "an allowlisted command still runs");
+  // node is in the baked-in ceiling but not in the config allowlist: revoked at start-up.
+  assert.equal(r.results.node, "NotCapable");
+  // sh and bash were never in the ceiling: Deno refuses them whatever our code decides.
+  assert.equal(r.results.sh, "NotCapable");
+  assert.equal(r.results.bash, "NotCapable");
+  assert.ok(r.revoked.includes("run:node"));
+  assert.ok(!r.revoked.includes("run:deno"));
+});
+
+Deno.test("stdio mode with no allowlist: every command is refused, env and net are dropped", async () => {
+  const r = await probe("stdio", "log_level: info\n", ["deno", "node", "npx"]);
+  assert.deepEqual(r.results, { deno: "NotCapable", node: "NotCapable", npx: "NotCapable" });
+  assert.equal(r.env, "NotCapable");
+  assert.ok(r.revoked.includes("net"));
+  assert.ok(r.revoked.includes("read") && r.revoked.includes("write"));
+});
+
+Deno.test("cli mode: run and net are dropped entirely", async () => {
+  const r = await probe("cli", "mcp:\n  stdio_allowed_commands: [deno]\n", ["deno"]);
+  assert.equal(r.results.deno, "NotCapable");
+  assert.ok(r.revoked.includes("run") && r.revoked.includes("net") && r.revoked.includes("env"));
+});
+
+Deno.test("the run ceiling is a list everywhere: compile task and deno.json tasks", async () => {
+  const flags = ceilingFlags();
+  assert.ok(flags.includes(`--allow-run=${RUN_CEILING.join(",")}`));
+  assert.ok(!flags.includes("--allow-run"), "never a bare --allow-run");
+  const args = compileArgs("dist/engram");
+  assert.ok(args.includes(`--allow-run=${RUN_CEILING.join(",")}`));
+  assert.ok(!args.some((a) => a === "--allow-run" || a === "-A" || a === "--allow-all"));
+  const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as {
+    tasks: Record<string, string>;
+  };
+  for (const task of ["stdio", "serve", "engram"]) {
+    assert.ok(
+      manifest.tasks[task].includes(flags.join(" ")),
+      `task ${task} runs with the same ceiling as the binary: ${flags.join(" ")}`,
+    );
+  }
+});
