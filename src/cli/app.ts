@@ -41,8 +41,13 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+      // Asked-for help goes to stdout; help shown because the command line was incomplete is an error.
+      if (name === undefined) {
+        ctx.out.warn(MAIN_HELP);
+        return EXIT.usage;
+      }
       ctx.out.line(MAIN_HELP);
-      return name === undefined ? EXIT.usage : EXIT.ok;
+      return EXIT.ok;
     }
     if (name === "--version" || name === "-V") return await versionCommand([], ctx);
     const command = COMMANDS[name];

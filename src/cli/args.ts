@@ -118,7 +118,8 @@ export function intOption(
 ): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n)) throw usageError(spec, `--${name} must be an integer, got "${raw}"`);
-  return n;
+  if (typeof raw !== "string" || !/^-?\d+$/.test(raw)) {
+    throw usageError(spec, `--${name} must be an integer, got "${raw}"`);
+  }
+  return Number(raw);
 }

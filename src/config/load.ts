@@ -49,14 +49,14 @@ export function loadConfig(
     parsed = ConfigSchema.parse({});
   }
 
-  const tier = flags.tier ?? env.get("ENGRAM_TIER") ?? parsed.stdio.tier;
+  const tier = flags.tier ?? envVar(env, "ENGRAM_TIER") ?? parsed.stdio.tier;
   if (!["read", "write", "admin"].includes(tier)) {
     throw new EngramError(
       "invalid_argument",
       `invalid tier "${tier}"; use one of read, write, admin`,
     );
   }
-  const logLevel = flags.logLevel ?? env.get("ENGRAM_LOG_LEVEL") ?? parsed.log_level;
+  const logLevel = flags.logLevel ?? envVar(env, "ENGRAM_LOG_LEVEL") ?? parsed.log_level;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new EngramError(
       "invalid_argument",
@@ -68,7 +68,8 @@ export function loadConfig(
     configFile: file,
     dataDir,
     dbFile: joinPath(dataDir, "engram.db"),
-    defaultBrain: flags.brain ?? env.get("ENGRAM_DEFAULT_BRAIN") ?? parsed.default_brain,
+    defaultBrain: flags.brain ?? envVar(env, "ENGRAM_DEFAULT_BRAIN") ??
+      parsed.default_brain,
     logLevel: logLevel as ResolvedConfig["logLevel"],
     synchronous: parsed.storage.synchronous === "full" ? "FULL" : "NORMAL",
     stdioTier: tier as Tier,
@@ -82,6 +83,11 @@ export function loadConfig(
   };
 }
 
+/** An ENGRAM_* override; set-but-empty counts as unset so the file and defaults still apply. */
+function envVar(env: EnvSnapshot, name: string): string | undefined {
+  return env.get(name) || undefined;
+}
+
 /** `--config`, `$ENGRAM_CONFIG` (both must exist), `./config/engram.yaml`, `$XDG_CONFIG_HOME/engram/engram.yaml`. */
 export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string): string | null {
   const explicit = flags.config ?? env.get("ENGRAM_CONFIG");
@@ -89,10 +95,8 @@ export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string
     const path = expandHome(explicit, env, cwd);
     if (!exists(path)) {
       const from = flags.config ? "--config" : "ENGRAM_CONFIG";
-      throw new EngramError(
-        "invalid_argument",
-        `config file ${path} (from ${from}) does not exist`,
-      );
+      const what = isDirectory(path) ? "is a directory, not a YAML file" : "does not exist";
+      throw new EngramError("invalid_argument", `config file ${path} (from ${from}) ${what}`);
     }
     return path;
   }
@@ -108,6 +112,14 @@ export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string
 function exists(path: string): boolean {
   try {
     return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
   } catch {
     return false;
   }
@@ -159,10 +171,15 @@ function interpolate(
 function validate(value: unknown, source: YamlSource): FileConfig {
   const result = ConfigSchema.safeParse(value);
   if (result.success) return result.data;
-  const lines = result.error.issues.slice(0, 5).map((issue) => {
+  const lines = result.error.issues.slice(0, 5).flatMap((issue) => {
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
-    const keys = issue.code === "unrecognized_keys" ? ` (${issue.keys.join(", ")})` : "";
-    return `config ${where(source, path)}: ${issue.message}${keys}`;
+    if (issue.code === "unrecognized_keys") {
+      // Point at each misspelt key and its own line, not at the parent map.
+      return issue.keys.map((k) =>
+        `config ${where(source, [...path, k])}: unknown key; check the spelling`
+      );
+    }
+    return [`config ${where(source, path)}: ${issue.message}`];
   });
   throw new EngramError("invalid_argument", lines.join("\n"), { cause: result.error });
 }

@@ -18,7 +18,8 @@ export function expandHome(path: string, env: EnvSnapshot, cwd?: string): string
 export function dataDirectory(
   o: { flag?: string; config?: string; env: EnvSnapshot; cwd: string },
 ): string {
-  const chosen = o.flag ?? o.env.get("ENGRAM_DATA_DIR") ?? o.config;
+  // An empty ENGRAM_DATA_DIR counts as unset, so the config's data_dir still applies.
+  const chosen = o.flag || o.env.get("ENGRAM_DATA_DIR") || o.config;
   if (chosen) return expandHome(chosen, o.env, o.cwd);
   const xdg = o.env.get("XDG_DATA_HOME");
   if (xdg) return joinPath(xdg, "engram");

@@ -26,7 +26,8 @@ export const ConfigSchema = z.strictObject({
   }).default({ tier: "read" }),
   server: z.strictObject({
     host: z.string().min(1).default("127.0.0.1"),
-    port: z.number().int().min(0).max(65535).default(8787),
+    // Coerced so `port: ${ENGRAM_PORT}` works: interpolation always yields a string.
+    port: z.coerce.number().int().min(0).max(65535).default(8787),
   }).default({ host: "127.0.0.1", port: 8787 }),
   mcp: z.strictObject({
     stdio_allowed_commands: z.array(z.string().min(1)).default([]),

@@ -45,9 +45,13 @@ export async function brainsCommand(argv: string[], ctx: CommandContext): Promis
   const [sub, ...rest] = argv;
   if (sub === "list") return await list(rest, ctx);
   if (sub === "create") return await create(rest, ctx);
-  if (sub === undefined || sub === "--help" || sub === "-h") {
+  if (sub === undefined) {
+    ctx.out.warn(helpText(BRAINS_SPEC));
+    return 2;
+  }
+  if (sub === "--help" || sub === "-h") {
     ctx.out.line(helpText(BRAINS_SPEC));
-    return sub === undefined ? 2 : 0;
+    return 0;
   }
   throw usageError(BRAINS_SPEC, `unknown brains command "${sub}"`);
 }
