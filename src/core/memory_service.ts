@@ -31,7 +31,9 @@ import type {
 } from "./types.ts";
 
 /** How often a write is retried when another writer changed the same document first. */
-const WRITE_ATTEMPTS = 5;
+const WRITE_ATTEMPTS = 20;
+/** Upper bound of the random pause before a retry, in ms. */
+const MAX_BACKOFF_MS = 100;
 
 /** Search result payload (TOOLS.md). */
 export interface SearchResult {
@@ -115,8 +117,10 @@ export class MemoryService {
     }
     const brain = await this.brain(caller, args.brain);
     return await this.#retrying(async () => {
-      const current = await this.store.readDocument(brain.id, refOf(args));
-      if (!current || current.deleted_at !== null) throw notFound(args, brain);
+      const read = await this.store.readDocument(brain.id, refOf(args));
+      if (!read || read.deleted_at !== null) throw notFound(args, brain);
+      // A no-op update returns `current` as is: a DocumentRecord, without the content.
+      const { content: currentContent, ...current } = read;
       const path = args.new_path !== undefined ? normalizePath(args.new_path) : current.path;
       if (path !== current.path) {
         const taken = await this.store.findDocument(brain.id, { path });
@@ -130,7 +134,7 @@ export class MemoryService {
         }
       }
       return await this.#write(brain.id, current, {
-        content: args.content ?? current.content,
+        content: args.content ?? currentContent,
         title: args.title ?? current.title,
         path,
         metadata: mergeMetadata(current.metadata, args.metadata, args.tags),
@@ -288,6 +292,9 @@ export class MemoryService {
         const stale = err instanceof EngramError && err.code === "conflict" &&
           err.cause === "stale-version";
         if (!stale || attempt >= WRITE_ATTEMPTS) throw err;
+        // A random, growing pause, so writers that keep colliding fall out of lock-step.
+        const pause = Math.random() * Math.min(2 ** attempt, MAX_BACKOFF_MS);
+        await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
   }

@@ -22,6 +22,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): DatabaseS
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db);
+    assertWritable(db);
     return db;
   } catch (err) {
     try {
@@ -30,6 +31,21 @@ export function openDatabase(file: string, options: OpenOptions = {}): DatabaseS
       // Already failing; the original error is the one to report.
     }
     throw describeOpenError(file, err);
+  }
+}
+
+/**
+ * SQLite silently opens a file it may not write (mode 0444, immutable, read-only mount) read-only,
+ * and an up-to-date schema needs no write; probe with a rolled-back write so the failure shows
+ * now, naming the file, instead of at the first remember.
+ */
+function assertWritable(db: DatabaseSync): void {
+  const { user_version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec(`PRAGMA user_version = ${user_version}`);
+  } finally {
+    db.exec("ROLLBACK");
   }
 }
 

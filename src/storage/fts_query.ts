@@ -4,6 +4,7 @@
  * Every term is emitted as a double-quoted string, so FTS5 operators (AND, OR, NOT, NEAR), column
  * filters (`title:`), parentheses and `^` in user text are literal words, never syntax. Only a
  * trailing `*` on a word keeps its meaning (prefix search); a double-quoted span stays a phrase.
+ * The search widens a prefix term with the whole words it starts (see `withWords`).
  */
 
 /** At most this many terms reach FTS5, which bounds query cost for pathological input. */
@@ -33,8 +34,22 @@ export function ftsTerms(text: string): string[] {
   return terms;
 }
 
-/** Joins terms into an all-terms (`AND`) or any-term (`OR`) match expression, or null when empty. */
+/** The word of a one-word prefix term (`"runn"*` → `runn`), else null. */
+export function prefixWord(term: string): string | null {
+  return /^"([^"\s]+)"\*$/.exec(term)?.[1] ?? null;
+}
+
+/** A prefix term widened with whole words it starts: `("runn"* OR "running")`. */
+export function withWords(term: string, words: string[]): string {
+  if (words.length === 0) return term;
+  return `(${[term, ...words.map((w) => `"${w.replaceAll('"', '""')}"`)].join(" OR ")})`;
+}
+
+/**
+ * Joins terms into an all-terms (`AND`) or any-term (`OR`) match expression, or null when empty.
+ * `AND` is explicit: FTS5 rejects an implicit AND next to a parenthesised group.
+ */
 export function ftsExpression(terms: string[], mode: "and" | "or"): string | null {
   if (terms.length === 0) return null;
-  return terms.join(mode === "and" ? " " : " OR ");
+  return terms.join(mode === "and" ? " AND " : " OR ");
 }

@@ -134,6 +134,31 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX audit_at ON audit (at);
   `,
+  // 2: unstemmed words. chunks_fts is porter-stemmed ("running" is held as "run"), so a prefix such
+  // as `runn*` finds nothing there; the word list lets search widen a prefix to the whole words it
+  // starts. detail=none: only the vocabulary is read, never positions.
+  `
+  CREATE VIRTUAL TABLE chunks_words USING fts5 (
+    title, headings, body,
+    content = 'chunks', content_rowid = 'rowid',
+    tokenize = 'unicode61 remove_diacritics 2',
+    detail = 'none'
+  );
+  CREATE VIRTUAL TABLE chunks_words_vocab USING fts5vocab (chunks_words, 'row');
+  CREATE TRIGGER chunks_words_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_words (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
+  END;
+  CREATE TRIGGER chunks_words_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_words (chunks_words, rowid, title, headings, body)
+      VALUES ('delete', old.rowid, old.title, old.headings, old.body);
+  END;
+  CREATE TRIGGER chunks_words_au AFTER UPDATE ON chunks BEGIN
+    INSERT INTO chunks_words (chunks_words, rowid, title, headings, body)
+      VALUES ('delete', old.rowid, old.title, old.headings, old.body);
+    INSERT INTO chunks_words (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
+  END;
+  INSERT INTO chunks_words (chunks_words) VALUES ('rebuild');
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -11,10 +11,13 @@ import type {
   TimelineEntry,
 } from "../core/types.ts";
 import { wikiKey } from "../core/markdown/links.ts";
-import { ftsExpression, ftsTerms } from "./fts_query.ts";
+import { ftsExpression, ftsTerms, prefixWord, withWords } from "./fts_query.ts";
 
 /** BM25 column weights: title, headings, body. A title match outranks a body match. */
 export const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
+
+/** At most this many whole words widen one prefix term. */
+const PREFIX_WORDS = 16;
 
 /** Weights of the field-coverage bonus (title, headings, body); they sum to 1. */
 const COVERAGE_WEIGHTS = [0.5, 0.3, 0.2] as const;
@@ -51,7 +54,7 @@ interface HitRow {
  * meaningful there and only reorders near-ties in a large one.
  */
 export function searchChunks(db: DatabaseSync, q: SearchQuery): SearchHit[] {
-  const terms = ftsTerms(q.text);
+  const terms = ftsTerms(q.text).map((t) => widenPrefix(db, t));
   for (const mode of terms.length > 1 ? ["and", "or"] as const : ["and"] as const) {
     const expr = ftsExpression(terms, mode);
     if (!expr) return [];
@@ -59,6 +62,24 @@ export function searchChunks(db: DatabaseSync, q: SearchQuery): SearchHit[] {
     if (rows.length > 0) return order(rows.map((r) => toHit(r, terms.length)), q);
   }
   return [];
+}
+
+/**
+ * The index is porter-stemmed: it holds "running" as "run", so `runn*` alone misses it. The
+ * unstemmed word list supplies the words the prefix starts, searched as whole (stemmed) words.
+ */
+function widenPrefix(db: DatabaseSync, term: string): string {
+  const word = prefixWord(term);
+  if (word === null) return term;
+  // Fold like the tokenizer (unicode61 remove_diacritics 2): lowercase, no combining marks.
+  const key = word.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  if (key === "") return term;
+  const words = db.prepare(
+    "SELECT term FROM chunks_words_vocab WHERE term >= ? AND term < ? LIMIT ?",
+  ).all(key, key + "\u{10FFFF}", PREFIX_WORDS)
+    .map((r) => r.term as string)
+    .filter((w) => w !== key && w.startsWith(key));
+  return withWords(term, words);
 }
 
 function runMatch(db: DatabaseSync, q: SearchQuery, expr: string): HitRow[] {

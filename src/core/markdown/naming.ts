@@ -13,9 +13,14 @@ export function deriveTitle(content: string): string {
     title = first.replace(/^\s*(?:[#>*+-]|\d+[.)])\s*/, "").trim() || first.trim();
   }
   title = title.replace(/\s+/g, " ").trim();
-  const chars = [...title];
-  if (chars.length > LIMITS.titleChars) {
-    title = chars.slice(0, LIMITS.titleChars - 1).join("") + "…";
+  // The limit counts UTF-16 code units, like the wire schemas; a surrogate pair is never split.
+  if (title.length > LIMITS.titleChars) {
+    let cut = "";
+    for (const ch of title) {
+      if (cut.length + ch.length > LIMITS.titleChars - 1) break;
+      cut += ch;
+    }
+    title = cut + "…";
   }
   return title || "Untitled";
 }

@@ -1,0 +1,299 @@
+import assert from "node:assert/strict";
+import type { MemoryService } from "../../src/core/memory_service.ts";
+import type { SearchHit, SearchSort } from "../../src/core/types.ts";
+import type { Scope } from "../../src/core/limits.ts";
+import { ADMIN, openService, tempDir } from "../helpers.ts";
+
+async function find(
+  service: MemoryService,
+  query: string,
+  options: { top_k?: number; scope?: Scope; sort?: SearchSort; brain?: string } = {},
+): Promise<SearchHit[]> {
+  const r = await service.search(ADMIN, {
+    query,
+    brain: options.brain,
+    top_k: options.top_k ?? 10,
+    scope: options.scope ?? "all",
+    sort: options.sort ?? "relevance",
+  });
+  return r.hits;
+}
+
+const paths = (hits: SearchHit[]) => hits.map((h) => h.path);
+
+Deno.test("search: a title match outranks a body-only match, with positive scores", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Kayak trips\n\nPacking list for the lake weekend.",
+    path: "/title.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Weekend\n\nWe might rent a kayak at the lake.",
+    path: "/body.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Groceries\n\nBread, milk, lake trout.",
+    path: "/other.md",
+  });
+  const hits = await find(s.service, "kayak");
+  assert.deepEqual(paths(hits), ["/title.md", "/body.md"]);
+  assert.ok(hits[1].score > 0, `body score ${hits[1].score}`);
+  assert.ok(hits[0].score > hits[1].score, `${hits[0].score} > ${hits[1].score}`);
+  for (const h of hits) {
+    assert.ok(h.component_scores, "component scores are reported");
+    assert.equal(
+      h.score.toFixed(4),
+      (h.component_scores.bm25 + h.component_scores.coverage).toFixed(4),
+    );
+  }
+});
+
+Deno.test("search: a heading match outranks a body-only match", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Hobbies\n\n## Origami\n\nFolding paper cranes.",
+    path: "/heading.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Hobbies too\n\nSometimes origami, mostly chess.",
+    path: "/body.md",
+  });
+  await s.service.remember(ADMIN, { content: "# Chores\n\nLaundry.", path: "/chores.md" });
+  const hits = await find(s.service, "origami");
+  assert.deepEqual(paths(hits), ["/heading.md", "/body.md"]);
+  assert.ok(hits[0].score > hits[1].score);
+  assert.deepEqual(hits[0].heading_path, ["Hobbies", "Origami"]);
+});
+
+Deno.test("search: a prefix query finds whole words whose stem is shorter than the prefix", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Log\n\nI was running every morning in the park.",
+    path: "/log.md",
+  });
+  await s.service.remember(ADMIN, { content: "# Cafés\n\nCoffee in Paris.", path: "/cafe.md" });
+  assert.deepEqual(paths(await find(s.service, "runn*")), ["/log.md"]);
+  assert.deepEqual(paths(await find(s.service, "mornin*")), ["/log.md"]);
+  assert.deepEqual(paths(await find(s.service, "RUNNI*")), ["/log.md"], "case-insensitive");
+  assert.deepEqual(paths(await find(s.service, "caf*")), ["/cafe.md"]);
+  assert.deepEqual(paths(await find(s.service, "café*")), ["/cafe.md"]);
+  assert.deepEqual(paths(await find(s.service, "runn* park")), ["/log.md"]);
+  assert.deepEqual(await find(s.service, "runx*"), []);
+  const [hit] = await find(s.service, "runn*");
+  assert.ok(hit.highlights.some((h) => h.includes("**running**")), hit.highlights.join(" | "));
+});
+
+Deno.test("search: a prefix no longer widens to words of forgotten or changed documents", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const doc = await s.service.remember(ADMIN, { content: "# Swim\n\nswimming laps" });
+  assert.equal((await find(s.service, "swimm*")).length, 1);
+  await s.service.update(ADMIN, { id: doc.id, content: "# Swim\n\nlaps only" });
+  assert.deepEqual(await find(s.service, "swimm*"), []);
+  await s.service.forget(ADMIN, { id: doc.id });
+  assert.deepEqual(await find(s.service, "lap*"), []);
+  const count = s.store.db.prepare(
+    "SELECT count(*) AS n FROM chunks_words_vocab WHERE term = 'laps'",
+  ).get() as { n: number };
+  assert.equal(count.n, 0, "the word list forgets words of deleted chunks");
+});
+
+Deno.test("search: stemming matches other forms of a word", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, { content: "# A\n\nWe run every day.", path: "/run.md" });
+  await s.service.remember(ADMIN, { content: "# B\n\nShe is running late.", path: "/ing.md" });
+  await s.service.remember(ADMIN, { content: "# C\n\nNothing related.", path: "/c.md" });
+  assert.deepEqual(paths(await find(s.service, "running")).sort(), ["/ing.md", "/run.md"]);
+  assert.deepEqual(paths(await find(s.service, "run")).sort(), ["/ing.md", "/run.md"]);
+  assert.deepEqual(paths(await find(s.service, "runs")).sort(), ["/ing.md", "/run.md"]);
+});
+
+Deno.test("search: a quoted phrase matches only the words in that order", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, { content: "# P\n\nBest new york pizza.", path: "/phrase.md" });
+  await s.service.remember(ADMIN, {
+    content: "# Q\n\nYork is not new to pizza.",
+    path: "/scattered.md",
+  });
+  assert.deepEqual(paths(await find(s.service, '"new york"')), ["/phrase.md"]);
+  assert.deepEqual(paths(await find(s.service, '"new york" pizza')), ["/phrase.md"]);
+  assert.deepEqual(paths(await find(s.service, "new york")).sort(), [
+    "/phrase.md",
+    "/scattered.md",
+  ]);
+  assert.deepEqual(await find(s.service, '"york new"'), []);
+});
+
+Deno.test("search: all words must match, else any word may (AND, then OR)", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, { content: "# Both\n\nkayak and paddle", path: "/both.md" });
+  await s.service.remember(ADMIN, { content: "# One\n\nkayak only", path: "/one.md" });
+  await s.service.remember(ADMIN, { content: "# None\n\nbicycle", path: "/none.md" });
+  assert.deepEqual(paths(await find(s.service, "kayak paddle")), ["/both.md"]);
+  // "zzyzx" is in no document: the AND pass finds nothing and the OR pass finds kayak.
+  assert.deepEqual(paths(await find(s.service, "kayak zzyzx")).sort(), ["/both.md", "/one.md"]);
+  const question = await find(s.service, "where did I put my paddle for the kayak?");
+  assert.equal(question[0].path, "/both.md", "the note with more shared words ranks first");
+  assert.deepEqual(await find(s.service, "zzyzx qqq"), []);
+});
+
+Deno.test("search: the scope filter keeps hits under its path prefix", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const at = [
+    "/memory/global/a.md",
+    "/memory/project/a.md",
+    "/memory/agent/a.md",
+    "/ingest/a.md",
+    "/memory/globalish/a.md",
+  ];
+  for (const path of at) {
+    await s.service.remember(ADMIN, { content: `# Note\n\nshared marmalade ${path}`, path });
+  }
+  const scoped = async (scope: Scope) =>
+    paths(await find(s.service, "marmalade", { scope })).sort();
+  assert.deepEqual(await scoped("global"), ["/memory/global/a.md"]);
+  assert.deepEqual(await scoped("project"), ["/memory/project/a.md"]);
+  assert.deepEqual(await scoped("agent"), ["/memory/agent/a.md"]);
+  assert.deepEqual(await scoped("all"), [...at].sort());
+});
+
+Deno.test("search: sort by recency puts the newest match first, relevance the best match", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const strong = await s.service.remember(ADMIN, {
+    content: "# Sourdough\n\nSourdough starter, sourdough loaf.",
+    path: "/strong.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Bakery visit\n\nThey had sourdough.",
+    path: "/weak.md",
+  });
+  await s.service.remember(ADMIN, { content: "# Misc\n\nnothing", path: "/misc.md" });
+  // Make the strong match clearly older, independent of the clock.
+  s.store.db.prepare("UPDATE documents SET updated_at = ? WHERE id = ?").run(
+    "2020-01-01T00:00:00.000Z",
+    strong.id,
+  );
+  assert.deepEqual(paths(await find(s.service, "sourdough")), ["/strong.md", "/weak.md"]);
+  assert.deepEqual(paths(await find(s.service, "sourdough", { sort: "recency" })), [
+    "/weak.md",
+    "/strong.md",
+  ]);
+  const rr = await find(s.service, "sourdough", { sort: "relevance_then_recency" });
+  assert.deepEqual(paths(rr), ["/strong.md", "/weak.md"], "a clearly better match still wins");
+});
+
+Deno.test("search: relevance_then_recency prefers the newer of two equal matches", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const older = await s.service.remember(ADMIN, { content: "# Note\n\nquince jam", path: "/1.md" });
+  await s.service.remember(ADMIN, { content: "# Note\n\nquince jam", path: "/2.md" });
+  await s.service.remember(ADMIN, { content: "# Other\n\nplum", path: "/3.md" });
+  s.store.db.prepare("UPDATE documents SET updated_at = ? WHERE id = ?").run(
+    "2099-01-01T00:00:00.000Z",
+    older.id,
+  );
+  const hits = await find(s.service, "quince", { sort: "relevance_then_recency" });
+  assert.equal(hits[0].score, hits[1].score);
+  assert.deepEqual(paths(hits), ["/1.md", "/2.md"]);
+});
+
+Deno.test("search: top_k bounds the number of hits", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  for (let i = 0; i < 45; i++) {
+    await s.service.remember(ADMIN, { content: `# N${i}\n\nlantern ${i}`, path: `/n${i}.md` });
+  }
+  assert.equal((await find(s.service, "lantern", { top_k: 1 })).length, 1);
+  assert.equal((await find(s.service, "lantern", { top_k: 5 })).length, 5);
+  assert.equal((await find(s.service, "lantern", { top_k: 10 })).length, 10);
+  const all = await find(s.service, "lantern", { top_k: 100 });
+  assert.equal(all.length, 45);
+  assert.equal(new Set(all.map((h) => h.document_id)).size, 45);
+  assert.equal((await find(s.service, "lantern", { top_k: 40, sort: "recency" })).length, 40);
+});
+
+Deno.test("search: forgotten documents and other brains never appear", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.createBrain({ name: "Elsewhere", visibility: "private" });
+  const live = await s.service.remember(ADMIN, { content: "# Live\n\nmango", path: "/live.md" });
+  const dead = await s.service.remember(ADMIN, { content: "# Dead\n\nmango papaya" });
+  await s.service.remember(ADMIN, {
+    content: "# Foreign\n\nmango papaya",
+    path: "/live.md",
+    brain: "elsewhere",
+  });
+  await s.service.forget(ADMIN, { id: dead.id });
+  assert.deepEqual((await find(s.service, "mango")).map((h) => h.document_id), [live.id]);
+  // The AND pass finds nothing here, so the OR pass runs; it must still exclude both.
+  assert.deepEqual((await find(s.service, "mango papaya")).map((h) => h.document_id), [live.id]);
+  assert.deepEqual(await find(s.service, "papaya"), []);
+  const foreign = await find(s.service, "papaya", { brain: "elsewhere" });
+  assert.equal(foreign.length, 1);
+  assert.notEqual(foreign[0].brain_id, live.brain_id);
+});
+
+Deno.test("search: a hit carries its chunk, document, title, metadata and ** highlights", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const doc = await s.service.remember(ADMIN, {
+    content: "# Walnut recipes\n\n## Bread\n\nToast the walnut halves first.",
+    tags: ["food"],
+    metadata: { rating: 5 },
+  });
+  const r = await s.service.search(ADMIN, {
+    query: "walnut",
+    top_k: 10,
+    scope: "all",
+    sort: "relevance",
+  });
+  assert.equal(r.query, "walnut");
+  assert.equal(r.brain_id, doc.brain_id);
+  assert.ok(Number.isInteger(r.took_ms) && r.took_ms >= 0);
+  const [hit] = r.hits;
+  assert.match(hit.chunk_id, /^chk_[0-9A-Z]{26}$/);
+  const chunk = s.store.db.prepare("SELECT document_id, body FROM chunks WHERE id = ?").get(
+    hit.chunk_id,
+  ) as { document_id: string; body: string };
+  assert.equal(chunk.document_id, doc.id);
+  assert.equal(hit.content, chunk.body);
+  assert.equal(hit.content, "Toast the walnut halves first.");
+  assert.equal(hit.document_id, doc.id);
+  assert.equal(hit.title, "Walnut recipes");
+  assert.equal(hit.path, doc.path);
+  assert.equal(hit.brain_id, doc.brain_id);
+  assert.deepEqual(hit.metadata, { rating: 5, tags: "food" });
+  assert.equal(hit.updated_at, doc.updated_at);
+  assert.deepEqual(hit.highlights, ["**Walnut** recipes", "Toast the **walnut** halves first."]);
+});
+
+Deno.test("search: a word deep in a long note returns the window holding it", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const filler = (n: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+  await s.service.remember(ADMIN, {
+    content: `# Long\n\n${filler(400, "a")} zircon ${filler(200, "b")}`,
+  });
+  const [hit] = await find(s.service, "zircon");
+  assert.ok(hit.content.includes("zircon"));
+  assert.ok(!hit.content.startsWith("a0 "), "not the first window");
+  assert.ok(hit.content.split(" ").length <= 300);
+  assert.equal((await find(s.service, "zircon")).length, 1, "only windows holding the word");
+});
+
+Deno.test("search: an empty brain and a query with no words return no hits", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  assert.deepEqual(await find(s.service, "anything"), []);
+  await s.service.remember(ADMIN, { content: "# Something" });
+  assert.deepEqual(await find(s.service, "?!"), []);
+});
