@@ -101,7 +101,7 @@ function runMatch(db: DatabaseSync, q: SearchQuery, expr: string): HitRow[] {
          JOIN chunks c ON c.rowid = chunks_fts.rowid
          JOIN documents d ON d.id = c.document_id
         WHERE chunks_fts MATCH ? AND c.brain_id = ? AND d.deleted_at IS NULL ${scopeSql}
-        ORDER BY rank
+        ORDER BY ${q.sort === "recency" ? "d.updated_at DESC, rank" : "rank"}
         LIMIT ?
      )
      SELECT c.id AS chunk_id, c.document_id, c.body, c.headings, d.title, d.path, d.metadata, d.updated_at, d.brain_id,
@@ -201,14 +201,18 @@ export function timeline(
 
 /** Live documents whose links point at `target` by path, title or file name. */
 export function backlinks(db: DatabaseSync, brainId: string, target: DocumentRecord): Backlink[] {
-  const keys = [...new Set([target.title.toLowerCase(), wikiKey(target.path)])];
+  const pathKey = wikiKey(target.path);
+  const baseName = pathKey.split("/").pop() ?? pathKey;
   return db.prepare(
     `SELECT d.id AS document_id, d.path, d.title, l.kind, l.text
        FROM links l JOIN documents d ON d.id = l.source_document_id
       WHERE l.brain_id = ? AND d.deleted_at IS NULL AND d.id != ?
-        AND (l.target_path = ? OR l.target_key IN (${keys.map(() => "?").join(", ")}))
+        AND (l.target_path = ? OR l.target_key IN (?, ?)
+             OR substr(?, -length(l.target_key) - 1) = '/' || l.target_key)
       ORDER BY d.updated_at DESC`,
-  ).all(brainId, target.id, target.path, ...keys).map((r) => ({
+  ).all(brainId, target.id, target.path, target.title.toLowerCase(), baseName, `/${pathKey}`).map((
+    r,
+  ) => ({
     document_id: r.document_id as string,
     path: r.path as string,
     title: r.title as string,

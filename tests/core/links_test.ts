@@ -25,11 +25,12 @@ Deno.test("links: [[Wiki]], [[Wiki|alias]] and [[Wiki#section]] name the lowerca
   ]);
 });
 
-Deno.test("links: a wiki link to a file path uses its base name without .md", () => {
+Deno.test("links: a wiki link to a file path keeps its folders, lowercased, without .md", () => {
   assert.deepEqual(parseLinks("[[archive/2024/Trip.md]]", FROM), [
-    wiki("trip", "archive/2024/Trip.md"),
+    wiki("archive/2024/trip", "archive/2024/Trip.md"),
   ]);
-  assert.equal(wikiKey("/memory/global/Running-Plan.MD"), "running-plan");
+  assert.equal(wikiKey("/memory/global/Running-Plan.MD"), "memory/global/running-plan");
+  assert.equal(wikiKey("Folder/Running-Plan.md"), "folder/running-plan");
   assert.equal(wikiKey("  Spaced Title  "), "spaced title");
 });
 

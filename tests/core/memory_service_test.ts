@@ -662,3 +662,38 @@ Deno.test("search hits carry the document record fields and tags as metadata", a
   assert.equal(hit.content, "Water the tomatoes daily.");
   assert.match(hit.chunk_id, /^chk_/);
 });
+
+Deno.test("wiki links with a folder or a slash in the title find their target", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const ab = await s.service.remember(ADMIN, {
+    content: "# A/B testing\nsplit traffic",
+    path: "/notes/ab.md",
+  });
+  const deep = await s.service.remember(ADMIN, {
+    content: "# Deep\nx",
+    path: "/memory/project/api/design.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "See [[A/B testing]] and [[api/design]] and [[Memory/Project/API/Design.md]].",
+    path: "/notes/source.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "Unrelated [[other/design]].",
+    path: "/notes/other.md",
+  });
+  const toAb = await s.service.backlinks(ADMIN, { id: ab.id });
+  assert.deepEqual(toAb.items.map((b) => b.path), ["/notes/source.md"]);
+  const toDeep = await s.service.backlinks(ADMIN, { id: deep.id });
+  assert.deepEqual(toDeep.items.map((b) => [b.path, b.text]), [
+    ["/notes/source.md", "api/design"],
+    ["/notes/source.md", "Memory/Project/API/Design.md"],
+  ]);
+});
+
+Deno.test("a note that starts with a code block takes its title from the first text line", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const doc = await s.service.remember(ADMIN, { content: "```sh\nnpm install\n```\n" });
+  assert.equal(doc.title, "npm install");
+});

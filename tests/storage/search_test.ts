@@ -297,3 +297,21 @@ Deno.test("search: an empty brain and a query with no words return no hits", asy
   await s.service.remember(ADMIN, { content: "# Something" });
   assert.deepEqual(await find(s.service, "?!"), []);
 });
+
+Deno.test("search: recency considers every match, not only the best-ranked ones", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  for (let i = 0; i < 40; i++) {
+    await s.service.remember(ADMIN, {
+      content: `# Shared topic ${i}\nshared shared shared`,
+      path: `/n/${i}.md`,
+    });
+  }
+  // The newest match is the weakest by relevance: one mention deep in a long body.
+  const filler = Array.from({ length: 200 }, (_, i) => `filler${i}`).join(" ");
+  await s.service.remember(ADMIN, { content: `# Newest\n${filler} shared`, path: "/n/newest.md" });
+  assert.notEqual(paths(await find(s.service, "shared", { top_k: 30 })).at(-1), "/n/newest.md");
+  assert.deepEqual(paths(await find(s.service, "shared", { top_k: 1, sort: "recency" })), [
+    "/n/newest.md",
+  ]);
+});

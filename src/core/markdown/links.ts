@@ -6,10 +6,13 @@ const WIKI = /\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]/g;
 const MD_LINK = /(?<!!)\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]+)>?(?:\s+"[^"\n]*")?\s*\)/g;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-/** The lookup key for wiki links and the documents they may name: a lowercased base name. */
-export function wikiKey(nameOrPath: string): string {
-  const base = nameOrPath.trim().split("/").pop() ?? "";
-  return base.replace(/\.md$/i, "").trim().toLowerCase();
+/**
+ * The lookup key of a wiki-link target: lowercased, without `.md` or a leading `/`, folders kept.
+ * `[[Note]]` matches a document titled "Note" or named note.md; `[[folder/note]]` matches a path
+ * ending in folder/note.md (as Obsidian resolves it).
+ */
+export function wikiKey(target: string): string {
+  return target.trim().replace(/\.md$/i, "").replace(/^\/+/, "").trim().toLowerCase();
 }
 
 /** Links in `content`, ignoring fenced code; markdown links resolved against `fromPath`. */

@@ -3,13 +3,15 @@ import { EngramError } from "../errors.ts";
 import { LIMITS } from "../limits.ts";
 import { findHeadings, frontMatterLength } from "./structure.ts";
 
-/** The first heading, else the first non-empty line, cut to the title limit. */
+/** The first heading, else the first non-empty line that is not a code fence, cut to the title limit. */
 export function deriveTitle(content: string): string {
   const heading = findHeadings(content)[0];
   let title = heading?.text ?? "";
   if (!title) {
     const body = content.slice(frontMatterLength(content));
-    const first = body.split(/\r?\n/).find((l) => l.trim() !== "") ?? "";
+    const first = body.split(/\r?\n/).find((l) =>
+      l.trim() !== "" && !/^\s{0,3}(?:`{3,}|~{3,})/.test(l)
+    ) ?? "";
     title = first.replace(/^\s*(?:[#>*+-]|\d+[.)])\s*/, "").trim() || first.trim();
   }
   title = title.replace(/\s+/g, " ").trim();
