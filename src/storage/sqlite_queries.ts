@@ -92,16 +92,20 @@ function runMatch(db: DatabaseSync, q: SearchQuery, expr: string): HitRow[] {
   }
   // A candidate pool wider than top_k, re-ranked with the coverage bonus (and recency when asked).
   params.push(Math.max(q.topK * 3, 30), expr);
+  // Equal timestamps (a bulk import) fall back to write order, newest first.
+  const recency = q.sort === "recency";
   const hl = (col: number) => `highlight(chunks_fts, ${col}, '${MARK_OPEN}', '${MARK_CLOSE}')`;
   // Highlights are computed in the outer query, for the candidate pool only, not for every match.
   return db.prepare(
     `WITH pool AS (
-       SELECT chunks_fts.rowid AS rid, bm25(chunks_fts, ${BM25_WEIGHTS.join(", ")}) AS rank
+       SELECT chunks_fts.rowid AS rid, bm25(chunks_fts, ${
+      BM25_WEIGHTS.join(", ")
+    }) AS rank, d.rowid AS dseq
          FROM chunks_fts
          JOIN chunks c ON c.rowid = chunks_fts.rowid
          JOIN documents d ON d.id = c.document_id
         WHERE chunks_fts MATCH ? AND c.brain_id = ? AND d.deleted_at IS NULL ${scopeSql}
-        ORDER BY ${q.sort === "recency" ? "d.updated_at DESC, rank" : "rank"}
+        ORDER BY ${recency ? "d.updated_at DESC, d.rowid DESC, rank" : "rank"}
         LIMIT ?
      )
      SELECT c.id AS chunk_id, c.document_id, c.body, c.headings, d.title, d.path, d.metadata, d.updated_at, d.brain_id,
@@ -112,7 +116,7 @@ function runMatch(db: DatabaseSync, q: SearchQuery, expr: string): HitRow[] {
        JOIN chunks c ON c.rowid = pool.rid
        JOIN documents d ON d.id = c.document_id
       WHERE chunks_fts MATCH ?
-      ORDER BY pool.rank`,
+      ORDER BY ${recency ? "d.updated_at DESC, pool.dseq DESC, pool.rank" : "pool.rank"}`,
   ).all(...params) as unknown as HitRow[];
 }
 
@@ -157,7 +161,8 @@ function toHit(r: HitRow, termCount: number): SearchHit {
  */
 function order(hits: SearchHit[], q: SearchQuery): SearchHit[] {
   if (q.sort === "recency") {
-    hits.sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.score - a.score);
+    // Stable: equal timestamps keep the SQL order (newest write first).
+    hits.sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   } else if (q.sort === "relevance_then_recency") {
     const band = (s: number) => Number(s.toPrecision(2));
     hits.sort((a, b) => band(b.score) - band(a.score) || b.updated_at.localeCompare(a.updated_at));
