@@ -24,6 +24,7 @@ import type {
   DocumentRecord,
   DocumentSource,
   DocumentWithContent,
+  IngestResponse,
   Metadata,
   SearchHit,
   TagCount,
@@ -41,6 +42,32 @@ export interface SearchResult {
   brain_id: string;
   hits: SearchHit[];
   took_ms: number;
+}
+
+/** Write options only engram itself sets (ingestion, vault import), never a tool call. */
+export interface WriteOptions {
+  source?: DocumentSource;
+  contentType?: string;
+  /** Keep this id for a new document when no document anywhere has it (vault import). */
+  id?: string;
+  /** Timestamps for a new document (vault import). */
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** Text extracted from a file or URL, ready to store. */
+export interface IngestInput {
+  brain?: string;
+  path: string;
+  content: string;
+  title?: string;
+  tags?: string[];
+  metadata?: Metadata;
+  /** SHA-256 of the source bytes: an unchanged source is not stored again. */
+  sourceHash: string;
+  contentType: string;
+  /** Pre-allocated document id (queued ingestion reports it before the work is done). */
+  id?: string;
 }
 
 /** Options for the service. */
@@ -77,11 +104,67 @@ export class MemoryService {
   /** Stores a document; the same path again is a new version, identical content is no new version. */
   async remember(
     caller: CallerContext,
-    args: RememberArgs & { source?: DocumentSource },
+    args: RememberArgs,
+    options: WriteOptions = {},
   ): Promise<DocumentRecord> {
+    return (await this.#remember(caller, args, options)).doc;
+  }
+
+  /**
+   * Stores extracted text from a file or URL. An unchanged source (same `sourceHash` at the same
+   * path) is reused: nothing is written and `reused` is true.
+   */
+  async ingest(caller: CallerContext, input: IngestInput): Promise<IngestResponse> {
+    const started = performance.now();
+    const brain = await this.brain(caller, input.brain);
+    const path = normalizePath(input.path);
+    const existing = await this.store.findDocument(brain.id, { path });
+    const elapsed = () => Math.round(performance.now() - started);
+    if (
+      existing && existing.deleted_at === null && existing.metadata.source_hash === input.sourceHash
+    ) {
+      return {
+        status: "completed",
+        document_id: existing.id,
+        path,
+        hash: input.sourceHash,
+        chunk_count: await this.store.chunkCount(existing.id),
+        embedded_count: 0,
+        duration_ms: elapsed(),
+        reused: true,
+      };
+    }
+    const { doc, chunkCount } = await this.#remember(caller, {
+      content: input.content,
+      title: input.title,
+      brain: brain.id,
+      path,
+      tags: input.tags,
+      metadata: { ...input.metadata, source_hash: input.sourceHash },
+    }, { source: "ingest", contentType: input.contentType, id: input.id });
+    return {
+      status: "completed",
+      document_id: doc.id,
+      path,
+      hash: input.sourceHash,
+      chunk_count: chunkCount ?? await this.store.chunkCount(doc.id),
+      embedded_count: 0,
+      duration_ms: elapsed(),
+      reused: false,
+    };
+  }
+
+  async #remember(
+    caller: CallerContext,
+    args: RememberArgs,
+    options: WriteOptions,
+  ): Promise<{ doc: DocumentRecord; chunkCount: number | null }> {
     const brain = await this.brain(caller, args.brain);
     const title = args.title ?? deriveTitle(args.content);
     const path = normalizePath(args.path ?? derivePath(title));
+    const id = options.id && !(await this.store.documentIdTaken(options.id))
+      ? options.id
+      : undefined;
     return await this.#retrying(async () => {
       const existing = await this.store.findDocument(brain.id, { path });
       const metadata = mergeMetadata(existing?.metadata ?? {}, args.metadata, args.tags);
@@ -90,7 +173,11 @@ export class MemoryService {
         title,
         path,
         metadata,
-        source: args.source ?? existing?.source ?? "ingest",
+        source: options.source ?? existing?.source ?? "ingest",
+        contentType: options.contentType,
+        id,
+        createdAt: options.createdAt,
+        updatedAt: options.updatedAt,
       });
     });
   }
@@ -133,13 +220,14 @@ export class MemoryService {
           );
         }
       }
-      return await this.#write(brain.id, current, {
+      const { doc } = await this.#write(brain.id, current, {
         content: args.content ?? currentContent,
         title: args.title ?? current.title,
         path,
         metadata: mergeMetadata(current.metadata, args.metadata, args.tags),
         source: current.source,
       });
+      return doc;
     });
   }
 
@@ -244,43 +332,49 @@ export class MemoryService {
       path: string;
       metadata: Metadata;
       source: DocumentSource;
+      contentType?: string;
+      id?: string;
+      createdAt?: string;
+      updatedAt?: string;
     },
-  ): Promise<DocumentRecord> {
+  ): Promise<{ doc: DocumentRecord; chunkCount: number | null }> {
     const checksum = sha256Hex(next.content);
     if (
       existing && existing.deleted_at === null && existing.checksum_sha256 === checksum &&
       existing.title === next.title && existing.path === next.path &&
       JSON.stringify(existing.metadata) === JSON.stringify(next.metadata)
     ) {
-      return existing;
+      return { doc: existing, chunkCount: null };
     }
     const now = new Date().toISOString();
-    const id = existing?.id ?? newId("doc");
+    const id = existing?.id ?? next.id ?? newId("doc");
+    const chunks = chunkMarkdown(next.content);
     const commit = sha256Hex(
       [existing?.commit_sha ?? "", next.path, next.title, JSON.stringify(next.metadata), checksum]
         .join("\n"),
     ).slice(0, 40);
-    return await this.store.writeVersion({
+    const doc = await this.store.writeVersion({
       document: {
         id,
         brain_id: brainId,
         title: next.title,
         path: next.path,
         source: next.source,
-        content_type: "text/markdown",
+        content_type: next.contentType ?? existing?.content_type ?? "text/markdown",
         byte_size: new TextEncoder().encode(next.content).byteLength,
         checksum_sha256: checksum,
         metadata: next.metadata,
         commit_sha: commit,
-        created_at: existing?.created_at ?? now,
-        updated_at: now,
+        created_at: existing?.created_at ?? next.createdAt ?? now,
+        updated_at: existing ? now : next.updatedAt ?? now,
         deleted_at: null,
       },
       content: next.content,
-      chunks: chunkMarkdown(next.content),
+      chunks,
       links: parseLinks(next.content, next.path),
       expectedVersion: existing?.version,
     });
+    return { doc, chunkCount: chunks.length };
   }
 
   /** Re-runs a read-modify-write when another writer got there first. */

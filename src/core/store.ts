@@ -10,6 +10,7 @@ import type {
   ChunkInput,
   DocumentRecord,
   DocumentWithContent,
+  JobRecord,
   LinkInput,
   SearchHit,
   SearchQuery,
@@ -69,6 +70,27 @@ export interface MemoryStore {
   liveDocuments(brainId: string): AsyncIterable<DocumentWithContent>;
   /** Replaces a document's chunks and links without creating a version. */
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void>;
+
+  /** Number of indexed chunks of a document. */
+  chunkCount(documentId: string): Promise<number>;
+  /** Whether any document in any brain has this id. */
+  documentIdTaken(id: string): Promise<boolean>;
+
+  /** Queues a durable job. */
+  enqueueJob(
+    job: { id: string; kind: string; brain_id: string; payload: Record<string, unknown> },
+  ): Promise<JobRecord>;
+  /**
+   * Claims the oldest runnable job (queued, or running with an expired lease after a crash) for
+   * `leaseMs`, counting an attempt; null when there is none.
+   */
+  claimJob(leaseMs: number): Promise<JobRecord | null>;
+  /** Marks a job completed with its result. */
+  completeJob(id: string, result: Record<string, unknown>): Promise<void>;
+  /** Marks a job failed for good, or puts it back in the queue to retry. */
+  failJob(id: string, error: string, options: { retry: boolean }): Promise<void>;
+  /** A job by id. */
+  getJob(id: string): Promise<JobRecord | null>;
 
   /** Appends one audit row. */
   audit(entry: AuditEntry): Promise<void>;

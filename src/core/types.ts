@@ -166,3 +166,34 @@ export interface AuditEntry {
   error_code: string | null;
   latency_ms: number;
 }
+
+/** IngestResponse (TOOLS.md). */
+export interface IngestResponse {
+  status?: "completed" | "queued";
+  job_id?: string;
+  document_id: string;
+  path: string;
+  hash: string;
+  chunk_count: number;
+  embedded_count: number;
+  duration_ms: number;
+  reused: boolean;
+}
+
+/** Background job states. */
+export type JobStatus = "queued" | "running" | "completed" | "failed";
+
+/** A durable background job. */
+export interface JobRecord {
+  id: string;
+  kind: string;
+  brain_id: string;
+  status: JobStatus;
+  payload: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}

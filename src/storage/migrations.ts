@@ -159,6 +159,25 @@ export const MIGRATIONS: readonly string[] = [
   END;
   INSERT INTO chunks_words (chunks_words) VALUES ('rebuild');
   `,
+  // 3: durable background jobs (large-file ingestion). A running job holds a lease; a job whose
+  // process died is picked up again once the lease expires.
+  `
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    brain_id TEXT NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+    status TEXT NOT NULL CHECK (status IN ('queued','running','completed','failed')),
+    payload TEXT NOT NULL,
+    result TEXT,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    lease_until TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    finished_at TEXT
+  );
+  CREATE INDEX jobs_runnable ON jobs (status, created_at);
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -11,6 +11,7 @@ import type {
   ChunkInput,
   DocumentRecord,
   DocumentWithContent,
+  JobRecord,
   LinkInput,
   SearchHit,
   SearchQuery,
@@ -21,6 +22,7 @@ import type {
 import { transaction, translateSqliteError } from "./database.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
+import { claimJob, completeJob, enqueueJob, failJob, getJob } from "./sqlite_jobs.ts";
 
 /** MemoryStore over one node:sqlite connection. */
 export class SqliteStore implements MemoryStore {
@@ -252,6 +254,42 @@ export class SqliteStore implements MemoryStore {
         if (row) this.#writeIndex(documentId, row.brain_id, row.title, chunks, links);
       })
     );
+  }
+
+  chunkCount(documentId: string): Promise<number> {
+    return this.#run(() =>
+      (this.#db.prepare("SELECT count(*) AS n FROM chunks WHERE document_id = ?").get(
+        documentId,
+      ) as { n: number }).n
+    );
+  }
+
+  documentIdTaken(id: string): Promise<boolean> {
+    return this.#run(() =>
+      this.#db.prepare("SELECT 1 FROM documents WHERE id = ?").get(id) !== undefined
+    );
+  }
+
+  enqueueJob(
+    job: { id: string; kind: string; brain_id: string; payload: Record<string, unknown> },
+  ): Promise<JobRecord> {
+    return this.#run(() => enqueueJob(this.#db, job));
+  }
+
+  claimJob(leaseMs: number): Promise<JobRecord | null> {
+    return this.#run(() => claimJob(this.#db, leaseMs));
+  }
+
+  completeJob(id: string, result: Record<string, unknown>): Promise<void> {
+    return this.#run(() => completeJob(this.#db, id, result));
+  }
+
+  failJob(id: string, error: string, options: { retry: boolean }): Promise<void> {
+    return this.#run(() => failJob(this.#db, id, error, options.retry));
+  }
+
+  getJob(id: string): Promise<JobRecord | null> {
+    return this.#run(() => getJob(this.#db, id));
   }
 
   audit(e: AuditEntry): Promise<void> {

@@ -83,8 +83,7 @@ Deno.test("remember keeps an explicit title, normalizes an explicit path and kee
     content: "# Heading\nbody",
     title: "Chosen title",
     path: "memory/project/./plans//q3.md",
-    source: "extract",
-  });
+  }, { source: "extract" });
   assert.equal(doc.title, "Chosen title");
   assert.equal(doc.path, "/memory/project/plans/q3.md");
   assert.equal(doc.source, "extract");

@@ -118,6 +118,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
     s.store.db.exec(`
       DROP TRIGGER chunks_words_ai; DROP TRIGGER chunks_words_ad; DROP TRIGGER chunks_words_au;
       DROP TABLE chunks_words_vocab; DROP TABLE chunks_words;
+      DROP TABLE jobs;
       PRAGMA user_version = 1;
     `);
   }

@@ -1,0 +1,71 @@
+/** @module Durable job rows for the SQLite store. */
+import type { DatabaseSync } from "node:sqlite";
+import type { JobRecord, JobStatus } from "../core/types.ts";
+import { transaction } from "./database.ts";
+
+function toJob(r: Record<string, unknown>): JobRecord {
+  return {
+    id: r.id as string,
+    kind: r.kind as string,
+    brain_id: r.brain_id as string,
+    status: r.status as JobStatus,
+    payload: JSON.parse(r.payload as string),
+    result: r.result ? JSON.parse(r.result as string) : null,
+    error: (r.error as string | null) ?? null,
+    attempts: r.attempts as number,
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    finished_at: (r.finished_at as string | null) ?? null,
+  };
+}
+
+/** Inserts a queued job. */
+export function enqueueJob(
+  db: DatabaseSync,
+  job: { id: string; kind: string; brain_id: string; payload: Record<string, unknown> },
+): JobRecord {
+  const now = new Date().toISOString();
+  db.prepare(
+    "INSERT INTO jobs (id, kind, brain_id, status, payload, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, ?)",
+  ).run(job.id, job.kind, job.brain_id, JSON.stringify(job.payload), now, now);
+  return getJob(db, job.id)!;
+}
+
+/** Claims the oldest queued job, or a running one whose lease expired (its process died). */
+export function claimJob(db: DatabaseSync, leaseMs: number): JobRecord | null {
+  return transaction(db, () => {
+    const now = new Date();
+    const row = db.prepare(
+      `SELECT id FROM jobs
+        WHERE status = 'queued' OR (status = 'running' AND lease_until < ?)
+        ORDER BY created_at, rowid LIMIT 1`,
+    ).get(now.toISOString()) as { id: string } | undefined;
+    if (!row) return null;
+    db.prepare(
+      "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?",
+    ).run(new Date(now.getTime() + leaseMs).toISOString(), now.toISOString(), row.id);
+    return getJob(db, row.id);
+  });
+}
+
+/** Marks a job completed. */
+export function completeJob(db: DatabaseSync, id: string, result: Record<string, unknown>): void {
+  const now = new Date().toISOString();
+  db.prepare(
+    "UPDATE jobs SET status = 'completed', result = ?, error = NULL, lease_until = NULL, updated_at = ?, finished_at = ? WHERE id = ?",
+  ).run(JSON.stringify(result), now, now, id);
+}
+
+/** Marks a job failed, or queues it again when it may be retried. */
+export function failJob(db: DatabaseSync, id: string, error: string, retry: boolean): void {
+  const now = new Date().toISOString();
+  db.prepare(
+    `UPDATE jobs SET status = ?, error = ?, lease_until = NULL, updated_at = ?, finished_at = ? WHERE id = ?`,
+  ).run(retry ? "queued" : "failed", error, now, retry ? null : now, id);
+}
+
+/** A job by id. */
+export function getJob(db: DatabaseSync, id: string): JobRecord | null {
+  const row = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);
+  return row ? toJob(row) : null;
+}
