@@ -4,6 +4,7 @@ import { VERSION } from "../version.ts";
 import type { Command, CommandContext } from "./context.ts";
 import { EXIT, exitCodeFor } from "./exit_codes.ts";
 import { brainsCommand } from "./commands/brains.ts";
+import { ingestCommand } from "./commands/ingest.ts";
 import { rememberCommand } from "./commands/remember.ts";
 import { searchCommand } from "./commands/search.ts";
 import { serveCommand } from "./commands/serve.ts";
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   stdio: stdioCommand,
   serve: serveCommand,
   remember: rememberCommand,
+  ingest: ingestCommand,
   search: searchCommand,
   brains: brainsCommand,
   version: versionCommand,
@@ -28,6 +30,7 @@ commands:
   stdio                  serve the memory tools over MCP on stdin/stdout
   serve                  serve MCP over HTTP (not in this build yet)
   remember FILE|-        store a markdown document
+  ingest PATH|URL...     ingest files, folders (walked) and web pages
   search QUERY           full-text search
   brains list|create     list or create brains
   version                print version information

@@ -8,7 +8,7 @@ import type { ResolvedConfig } from "../config/load.ts";
 import { RUN_CEILING } from "../config/permissions.ts";
 
 /** The permission-scoped modes. */
-export type Mode = "serve" | "stdio" | "cli";
+export type Mode = "serve" | "stdio" | "cli" | "ingest";
 
 /** Commands the config allows stdio upstream servers to launch (global and per-server lists). */
 export function configuredRunAllowlist(config: ResolvedConfig): string[] {
@@ -27,16 +27,18 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
   };
   // Everything engram reads from the environment has been read by now.
   await revoke({ name: "env" }, "env");
-  if (mode === "cli") {
+  if (mode === "cli" || mode === "ingest") {
     await revoke({ name: "run" }, "run");
-    await revoke({ name: "net" }, "net");
+    // `engram ingest` fetches URLs; the other one-shot commands never touch the network.
+    if (mode === "cli") await revoke({ name: "net" }, "net");
     return revoked;
   }
   const keep = new Set(configuredRunAllowlist(config));
   for (const cmd of RUN_CEILING) {
     if (!keep.has(cmd)) await revoke({ name: "run", command: cmd }, `run:${cmd}`);
   }
-  const needsNet = mode === "serve" || config.providers.length > 0 ||
+  // A write-tier session may ingest URLs; read tier never fetches anything.
+  const needsNet = mode === "serve" || config.stdioTier !== "read" || config.providers.length > 0 ||
     config.mcp.mcp_servers.some((s) => s.transport === "http" || s.transport === "sse");
   if (!needsNet) await revoke({ name: "net" }, "net");
   if (

@@ -1,5 +1,13 @@
 /** @module Opening the store and service a command runs on. */
 import type { ResolvedConfig } from "../config/load.ts";
+import type { Logger } from "../core/logger.ts";
+import type { IngestContext } from "../ingest/context.ts";
+import {
+  INGEST_FILE_JOB,
+  type IngestFileJobPayload,
+  runIngestFileJob,
+} from "../ingest/ingest_file.ts";
+import { JobRunner } from "../ingest/job_runner.ts";
 import { ensureDefaultBrain } from "../core/brains.ts";
 import { EngramError } from "../core/errors.ts";
 import { MemoryService } from "../core/memory_service.ts";
@@ -45,4 +53,46 @@ export async function openRuntime(config: ResolvedConfig): Promise<Runtime> {
     store.close();
     throw err;
   }
+}
+
+/** Jobs run as the local engram process, across all brains (each job names its own brain). */
+const JOB_CALLER: CallerContext = {
+  clientId: "engram-jobs",
+  transport: "cli",
+  tier: "admin",
+  brains: "*",
+};
+
+/** The background job runner with every job kind engram knows. */
+export function createJobRunner(
+  runtime: Runtime,
+  options: { config: ResolvedConfig; logger: Logger },
+): JobRunner {
+  return new JobRunner(runtime.store, {
+    logger: options.logger,
+    leaseMs: options.config.ingest.job_lease_ms,
+    handlers: {
+      [INGEST_FILE_JOB]: async (job) => ({
+        ...(await runIngestFileJob(runtime.service, JOB_CALLER, {
+          brain_id: job.brain_id,
+          payload: job.payload as unknown as IngestFileJobPayload,
+        })),
+      }),
+    },
+  });
+}
+
+/** Ingestion settings for MCP sessions. */
+export function ingestContext(
+  config: ResolvedConfig,
+  options: { cwd: string; jobs: JobRunner },
+): IngestContext {
+  return {
+    roots: config.mcp.allowed_file_roots,
+    cwd: options.cwd,
+    queueBytes: config.ingest.queue_bytes,
+    allowedUrlHosts: config.ingest.allowed_url_hosts,
+    urlTimeoutMs: config.ingest.url_timeout_ms,
+    jobs: options.jobs,
+  };
 }

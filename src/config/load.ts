@@ -27,6 +27,7 @@ export interface ResolvedConfig {
   stdioTier: Tier;
   server: { host: string; port: number };
   mcp: FileConfig["mcp"];
+  ingest: FileConfig["ingest"];
   providers: FileConfig["providers"];
   /** NO_COLOR is set (https://no-color.org). */
   noColor: boolean;
@@ -78,6 +79,7 @@ export function loadConfig(
       ...parsed.mcp,
       allowed_file_roots: parsed.mcp.allowed_file_roots.map((r) => expandHome(r, env)),
     },
+    ingest: parsed.ingest,
     providers: parsed.providers,
     noColor: (env.get("NO_COLOR") ?? "") !== "",
   };

@@ -34,6 +34,17 @@ export const ConfigSchema = z.strictObject({
     allowed_file_roots: z.array(z.string().min(1)).default([]),
     mcp_servers: z.array(z.looseObject({ name: z.string().min(1) })).default([]),
   }).default({ stdio_allowed_commands: [], allowed_file_roots: [], mcp_servers: [] }),
+  ingest: z.strictObject({
+    allowed_url_hosts: z.array(z.string().min(1)).default([]),
+    queue_bytes: z.coerce.number().int().min(0).default(2 * 1024 * 1024),
+    url_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    job_lease_ms: z.coerce.number().int().min(100).default(30_000),
+  }).default({
+    allowed_url_hosts: [],
+    queue_bytes: 2 * 1024 * 1024,
+    url_timeout_ms: 15_000,
+    job_lease_ms: 30_000,
+  }),
   providers: z.array(z.looseObject({ type: z.string().min(1) })).default([]),
 });
 

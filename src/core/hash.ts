@@ -5,3 +5,8 @@ import { createHash } from "node:crypto";
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
+
+/** Lowercase hex SHA-256 of raw bytes (a source file's identity). */
+export function sha256Bytes(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}

@@ -18,6 +18,8 @@ export function ulid(now: number = Date.now()): string {
 }
 
 /** A new id such as `doc_01J...`. */
-export function newId(prefix: "brn" | "doc" | "ver" | "chk" | "ses" | "msg" | "aud"): string {
+export function newId(
+  prefix: "brn" | "doc" | "ver" | "chk" | "ses" | "msg" | "aud" | "job",
+): string {
   return `${prefix}_${ulid()}`;
 }

@@ -85,6 +85,8 @@ export interface MemoryStore {
    * `leaseMs`, counting an attempt; null when there is none.
    */
   claimJob(leaseMs: number): Promise<JobRecord | null>;
+  /** Extends a running job's lease (the worker is alive). */
+  renewJob(id: string, leaseMs: number): Promise<void>;
   /** Marks a job completed with its result. */
   completeJob(id: string, result: Record<string, unknown>): Promise<void>;
   /** Marks a job failed for good, or puts it back in the queue to retry. */

@@ -48,6 +48,14 @@ export function claimJob(db: DatabaseSync, leaseMs: number): JobRecord | null {
   });
 }
 
+/** Extends the lease of a running job. */
+export function renewJob(db: DatabaseSync, id: string, leaseMs: number): void {
+  db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'running'").run(
+    new Date(Date.now() + leaseMs).toISOString(),
+    id,
+  );
+}
+
 /** Marks a job completed. */
 export function completeJob(db: DatabaseSync, id: string, result: Record<string, unknown>): void {
   const now = new Date().toISOString();

@@ -22,7 +22,7 @@ import type {
 import { transaction, translateSqliteError } from "./database.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
-import { claimJob, completeJob, enqueueJob, failJob, getJob } from "./sqlite_jobs.ts";
+import { claimJob, completeJob, enqueueJob, failJob, getJob, renewJob } from "./sqlite_jobs.ts";
 
 /** MemoryStore over one node:sqlite connection. */
 export class SqliteStore implements MemoryStore {
@@ -278,6 +278,10 @@ export class SqliteStore implements MemoryStore {
 
   claimJob(leaseMs: number): Promise<JobRecord | null> {
     return this.#run(() => claimJob(this.#db, leaseMs));
+  }
+
+  renewJob(id: string, leaseMs: number): Promise<void> {
+    return this.#run(() => renewJob(this.#db, id, leaseMs));
   }
 
   completeJob(id: string, result: Record<string, unknown>): Promise<void> {

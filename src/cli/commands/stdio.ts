@@ -7,7 +7,7 @@ import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.t
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
-import { openRuntime } from "../runtime.ts";
+import { createJobRunner, ingestContext, openRuntime } from "../runtime.ts";
 
 /** Usage of `engram stdio`. */
 export const STDIO_SPEC: CommandSpec = {
@@ -45,12 +45,16 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   const revoked = await applyModePermissions("stdio", config);
   logger.debug("permissions revoked", { revoked });
 
+  const jobs = createJobRunner(runtime, { config, logger });
   const server = createMcpServer({
     service: runtime.service,
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
     logger,
     version: VERSION,
+    ingest: ingestContext(config, { cwd: ctx.cwd, jobs }),
   });
+  // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.
+  jobs.kick();
   const transport = new StdioTransport({ readable: ctx.stdin, writable: ctx.stdout });
   transport.onNegotiated = (version) => {
     const client = server.getClientVersion();
@@ -71,6 +75,8 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   await server.connect(transport);
   await closed;
   for (const s of signals) Deno.removeSignalListener(s, stop);
+  // Background jobs this process started finish before it exits; a killed process leaves them to the next.
+  await jobs.drain();
   runtime.close();
   return 0;
 }

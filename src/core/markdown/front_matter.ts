@@ -20,10 +20,9 @@ const RESERVED = new Set(["id", "title", "tags", "tag", "created_at", "updated_a
 export function readFrontMatter(text: string): { front: FrontMatter | null; body: string } {
   const length = frontMatterLength(text);
   if (length === 0) return { front: null, body: text };
-  const yamlText = text.slice(
-    text.indexOf("\n") + 1,
-    text.lastIndexOf("\n---", length) + 1 || length,
-  );
+  // The YAML ends where the closing delimiter line starts (the block's last line).
+  const block = text.slice(0, length).replace(/\r?\n$/, "");
+  const yamlText = text.slice(text.indexOf("\n") + 1, block.lastIndexOf("\n") + 1);
   let data: unknown;
   try {
     data = parse(yamlText);
@@ -81,7 +80,9 @@ function toMetadataValue(value: unknown): MetadataValue {
   return JSON.stringify(value);
 }
 
+/** A non-blank string, trimmed; a number (`id: 42`, `title: 2024`) as its decimal text. */
 function stringOf(v: unknown): string | undefined {
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
   return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
 }
 

@@ -12,6 +12,7 @@ import {
 import { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
+import type { IngestContext } from "../../ingest/context.ts";
 import { type CallerContext, tierAllows } from "../../core/types.ts";
 import { paginate } from "./pagination.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
@@ -27,6 +28,8 @@ export interface ServerDeps {
   caller: CallerContext;
   logger: Logger;
   version: string;
+  /** Ingestion settings and the job runner; without it the ingest tools answer not_implemented. */
+  ingest?: IngestContext;
 }
 
 const INSTRUCTIONS =

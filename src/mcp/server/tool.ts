@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { CallerContext, Tier } from "../../core/types.ts";
+import type { IngestContext } from "../../ingest/context.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -10,6 +11,8 @@ export interface ToolContext {
   caller: CallerContext;
   logger: Logger;
   signal: AbortSignal;
+  /** Ingestion settings and jobs; absent where ingestion is not offered. */
+  ingest?: IngestContext;
 }
 
 /** MCP tool annotations (hints for clients). */

@@ -3,6 +3,7 @@ import type { ToolDef } from "../tool.ts";
 import { memoryBacklinks, memoryStats, memoryTags, memoryTimeline } from "./browse.ts";
 import { memoryCreateBrain, memoryListBrains, memoryReindex } from "./brains.ts";
 import { memoryForget, memoryGet, memoryRemember, memoryUpdate } from "./documents.ts";
+import { memoryIngestFile, memoryIngestUrl, memoryJob } from "./ingest.ts";
 import { memorySearch } from "./search.ts";
 
 /** Every memory tool. */
@@ -12,6 +13,9 @@ export const MEMORY_TOOLS: readonly ToolDef[] = [
   memoryGet,
   memoryUpdate,
   memoryForget,
+  memoryIngestFile,
+  memoryIngestUrl,
+  memoryJob,
   memoryTimeline,
   memoryBacklinks,
   memoryTags,

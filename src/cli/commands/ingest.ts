@@ -1,0 +1,186 @@
+/** @module `engram ingest PATH|URL...`: files, folders and web pages into a brain. */
+import cliProgress from "cli-progress";
+import process from "node:process";
+import { loadConfig } from "../../config/load.ts";
+import { EngramError, toEngramError } from "../../core/errors.ts";
+import type { IngestResponse } from "../../core/types.ts";
+import { type Format, formatOf, FORMATS } from "../../ingest/formats.ts";
+import { ingestFile } from "../../ingest/ingest_file.ts";
+import { ingestUrl } from "../../ingest/ingest_url.ts";
+import { walkFiles } from "../../ingest/walk.ts";
+import { type CommandSpec, configFlags, helpText, parseCommand, usageError } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { applyModePermissions } from "../permissions.ts";
+import { CLI_CALLER, openRuntime } from "../runtime.ts";
+
+/** Usage of `engram ingest`. */
+export const INGEST_SPEC: CommandSpec = {
+  name: "ingest",
+  usage:
+    "engram ingest PATH|URL... [--brain SLUG] [--glob PATTERN] [--exclude PATTERN]... [--as FORMAT] [--json]",
+  summary:
+    "Ingest files, folders and web pages. A folder is walked (its .gitignore files are honoured, dot-folders skipped)\nand stored under /ingest/<folder>/...; a file under /ingest/<name>; a URL under /ingest/web/<host>/....\nUnchanged files are skipped. Failures are listed and the rest still ingested; the exit code is 1 if any failed.",
+  options: {
+    brain: { type: "string", help: "SLUG  brain slug or id" },
+    glob: {
+      type: "string",
+      help: "PATTERN  only files whose path in the folder matches, e.g. '**/*.md'",
+    },
+    exclude: {
+      type: "string",
+      multiple: true,
+      help: "PATTERN  skip paths matching this .gitignore-style pattern",
+    },
+    as: {
+      type: "string",
+      help: "FORMAT  markdown, text, pdf or json (else from each file's extension)",
+    },
+    json: { type: "boolean", help: "print a JSON summary" },
+  },
+  positionals: [1, Infinity],
+};
+
+interface Item {
+  source: string;
+  kind: "file" | "url";
+  path?: string;
+}
+
+/** Ingests every argument, reporting progress and a summary. */
+export async function ingestCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseCommand(argv, INGEST_SPEC);
+  if (args.help) {
+    ctx.out.line(helpText(INGEST_SPEC));
+    return 0;
+  }
+  const as = args.values.as as string | undefined;
+  if (as !== undefined && !(FORMATS as readonly string[]).includes(as)) {
+    throw usageError(INGEST_SPEC, `--as must be one of ${FORMATS.join(", ")}, got "${as}"`);
+  }
+  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
+  const started = performance.now();
+  const items = await expand(args.positionals, {
+    cwd: ctx.cwd,
+    glob: args.values.glob as string | undefined,
+    exclude: args.values.exclude as string[] | undefined,
+    explicitFormat: as !== undefined,
+  });
+  const runtime = await openRuntime(config);
+  const results: { source: string; result?: IngestResponse; error?: string }[] = [];
+  try {
+    await applyModePermissions("ingest", config);
+    const bar = ctx.out.isTerminal && !args.values.json && items.length > 1
+      ? new cliProgress.SingleBar({
+        format: "ingesting {bar} {value}/{total} {file}",
+        stream: process.stderr,
+        hideCursor: true,
+      }, cliProgress.Presets.shades_classic)
+      : null;
+    bar?.start(items.length, 0, { file: "" });
+    for (const item of items) {
+      try {
+        const result = item.kind === "url"
+          ? await ingestUrl(runtime.service, CLI_CALLER, {
+            url: item.source,
+            brain: args.values.brain as string | undefined,
+            allowHosts: config.ingest.allowed_url_hosts,
+            timeoutMs: config.ingest.url_timeout_ms,
+          })
+          : await ingestFile(runtime.service, CLI_CALLER, {
+            path: item.source,
+            brain: args.values.brain as string | undefined,
+            as: as as Format | undefined,
+            roots: null,
+            cwd: ctx.cwd,
+            queueBytes: Infinity,
+            docPath: item.path,
+          });
+        results.push({ source: item.source, result });
+      } catch (err) {
+        const e = toEngramError(err);
+        if (e.code === "no_brain") throw e;
+        results.push({ source: item.source, error: `${e.code}: ${e.message}` });
+      }
+      bar?.increment(1, { file: item.source.split("/").pop() });
+    }
+    bar?.stop();
+  } finally {
+    runtime.close();
+  }
+  return report(results, { ctx, json: Boolean(args.values.json), ms: performance.now() - started });
+}
+
+/** Turns arguments into files and URLs; a folder becomes its files, stored under /ingest/<folder>/. */
+async function expand(
+  sources: string[],
+  o: { cwd: string; glob?: string; exclude?: string[]; explicitFormat: boolean },
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for (const source of sources) {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
+      items.push({ source, kind: "url" });
+      continue;
+    }
+    const abs = source.startsWith("/") ? source : `${o.cwd}/${source}`;
+    const info = await Deno.stat(abs).catch(() => null);
+    if (!info?.isDirectory) {
+      items.push({ source, kind: "file" });
+      continue;
+    }
+    const name = abs.replace(/\/+$/, "").split("/").pop() || "root";
+    for (const f of await walkFiles(abs, { glob: o.glob, exclude: o.exclude })) {
+      // Without --as, a folder's files of unknown formats are skipped rather than failed.
+      if (!o.explicitFormat && !knownFormat(f.rel)) continue;
+      items.push({ source: f.path, kind: "file", path: `/ingest/${name}/${f.rel}` });
+    }
+  }
+  if (items.length === 0) {
+    throw new EngramError(
+      "invalid_argument",
+      "nothing to ingest: the folders hold no readable files",
+    );
+  }
+  return items;
+}
+
+function knownFormat(name: string): boolean {
+  try {
+    formatOf(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function report(
+  results: { source: string; result?: IngestResponse; error?: string }[],
+  o: { ctx: CommandContext; json: boolean; ms: number },
+): number {
+  const failed = results.filter((r) => r.error);
+  const ingested = results.filter((r) => r.result && !r.result.reused).length;
+  const unchanged = results.filter((r) => r.result?.reused).length;
+  const summary = {
+    total: results.length,
+    ingested,
+    unchanged,
+    failed: failed.map((f) => ({ source: f.source, error: f.error! })),
+    duration_ms: Math.round(o.ms),
+    documents: results.filter((r) => r.result).map((r) => ({
+      source: r.source,
+      path: r.result!.path,
+      document_id: r.result!.document_id,
+      chunk_count: r.result!.chunk_count,
+      reused: r.result!.reused,
+    })),
+  };
+  if (o.json) o.ctx.out.json(summary);
+  else {
+    for (const f of failed) o.ctx.out.warn(`failed: ${f.source}: ${f.error}`);
+    o.ctx.out.line(
+      `ingested ${ingested}, unchanged ${unchanged}, failed ${failed.length} of ${results.length} in ${
+        (o.ms / 1000).toFixed(1)
+      } s`,
+    );
+  }
+  return failed.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,16 @@
+/** @module What the ingestion tools need from configuration and the running process. */
+import type { JobRunner } from "./job_runner.ts";
+
+/** Ingestion settings and the job runner of this process. */
+export interface IngestContext {
+  /** Folders memory_ingest_file may read (mcp.allowed_file_roots). */
+  roots: readonly string[];
+  /** Base for relative paths. */
+  cwd: string;
+  /** Files above this size are ingested as background jobs. */
+  queueBytes: number;
+  /** Hosts memory_ingest_url may fetch even when they resolve to private addresses. */
+  allowedUrlHosts: readonly string[];
+  urlTimeoutMs: number;
+  jobs: JobRunner;
+}

@@ -1,0 +1,86 @@
+/** @module Reading a file an agent asked for: only under the allowed roots, symlinks resolved first, size-capped. */
+import { EngramError } from "../core/errors.ts";
+
+/** memory_ingest_file reads at most 25 MiB. */
+export const MAX_FILE_BYTES = 25 * 1024 * 1024;
+
+/** A file that passed the checks. */
+export interface CheckedFile {
+  /** The real path (symlinks resolved). */
+  realPath: string;
+  size: number;
+  /** The allowed root it lies under, or null when no roots are enforced (the operator's CLI). */
+  root: string | null;
+}
+
+/**
+ * Resolves `path` against `cwd`, follows symlinks, and checks the real path lies under one of
+ * `roots` (also resolved), so neither `..` nor a link can escape. `roots: null` skips the root
+ * check (the operator's own CLI); an empty list allows nothing.
+ */
+export async function checkFile(
+  path: string,
+  options: { roots: readonly string[] | null; cwd: string },
+): Promise<CheckedFile> {
+  const absolute = path.startsWith("/") ? path : `${options.cwd}/${path}`;
+  let realPath: string;
+  try {
+    realPath = await Deno.realPath(absolute);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new EngramError("not_found", `file ${path} does not exist (or is a broken link)`);
+    }
+    throw new EngramError("forbidden", `cannot read ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  let root: string | null = null;
+  if (options.roots !== null) {
+    if (options.roots.length === 0) {
+      throw new EngramError(
+        "forbidden",
+        `reading files is off: no allowed_file_roots are configured; add the folder holding ${path} to mcp.allowed_file_roots in the config`,
+      );
+    }
+    const realRoots = await Promise.all(
+      options.roots.map((r) => Deno.realPath(r).catch(() => null)),
+    );
+    root = realRoots.find((r) =>
+      r !== null && (realPath === r || realPath.startsWith(r.replace(/\/$/, "") + "/"))
+    ) ??
+      null;
+    if (root === null) {
+      const via = realPath === absolute ? "" : ` (it resolves to ${realPath})`;
+      throw new EngramError(
+        "forbidden",
+        `${path}${via} is outside the allowed file roots (${
+          options.roots.join(", ")
+        }); add its folder to mcp.allowed_file_roots to allow it`,
+      );
+    }
+  }
+  const info = await Deno.stat(realPath);
+  if (info.isDirectory) {
+    throw new EngramError(
+      "invalid_argument",
+      `${path} is a directory; give one file (engram ingest DIR walks a whole folder)`,
+    );
+  }
+  if (!info.isFile) throw new EngramError("invalid_argument", `${path} is not a regular file`);
+  if (info.size > MAX_FILE_BYTES) {
+    throw new EngramError(
+      "file_too_large",
+      `${path} is ${
+        (info.size / 1048576).toFixed(1)
+      } MiB; the limit is 25 MiB — split it or ingest a smaller export`,
+    );
+  }
+  return { realPath, size: info.size, root };
+}
+
+/** The brain path for a file: /ingest/<root folder name>/<path below the root>, else /ingest/<file name>. */
+export function ingestPathFor(file: CheckedFile): string {
+  if (file.root === null) return `/ingest/${file.realPath.split("/").pop()}`;
+  const rootName = file.root.split("/").filter(Boolean).pop() ?? "root";
+  return `/ingest/${rootName}${file.realPath.slice(file.root.replace(/\/$/, "").length)}`;
+}

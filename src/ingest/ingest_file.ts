@@ -1,0 +1,150 @@
+/** @module memory_ingest_file's work: check, hash, reuse or queue or extract-and-store. */
+import { EngramError } from "../core/errors.ts";
+import { sha256Bytes } from "../core/hash.ts";
+import { newId } from "../core/ids.ts";
+import type { MemoryService } from "../core/memory_service.ts";
+import type { CallerContext, IngestResponse } from "../core/types.ts";
+import { checkFile, ingestPathFor } from "./file_access.ts";
+import { extract, type Format, formatOf } from "./formats.ts";
+
+/** The job kind for a queued file ingestion. */
+export const INGEST_FILE_JOB = "ingest_file";
+
+/** What a queued file ingestion carries, so a restarted process can finish it. */
+export interface IngestFileJobPayload {
+  real_path: string;
+  format: Format;
+  doc_path: string;
+  document_id: string;
+  hash: string;
+  name: string;
+}
+
+/** Options for one file ingestion. */
+export interface IngestFileOptions {
+  brain?: string;
+  as?: Format;
+  /** null: no root check (operator CLI). */
+  roots: readonly string[] | null;
+  cwd: string;
+  /** Files larger than this are queued as a background job; Infinity never queues. */
+  queueBytes: number;
+  /** Brain path to store at (default: derived from the root and file name). */
+  docPath?: string;
+}
+
+/** Ingests one file, or queues it when it is large. */
+export async function ingestFile(
+  service: MemoryService,
+  caller: CallerContext,
+  args: { path: string } & IngestFileOptions,
+): Promise<IngestResponse> {
+  const started = performance.now();
+  const file = await checkFile(args.path, { roots: args.roots, cwd: args.cwd });
+  const format = formatOf(file.realPath, args.as);
+  const docPath = args.docPath ?? ingestPathFor(file);
+  const bytes = await Deno.readFile(file.realPath);
+  const hash = sha256Bytes(bytes);
+  const brain = await service.brain(caller, args.brain);
+  const existing = await service.store.findDocument(brain.id, { path: docPath });
+  if (
+    file.size > args.queueBytes &&
+    !(existing?.deleted_at === null && existing.metadata.source_hash === hash)
+  ) {
+    const documentId = existing?.id ?? newId("doc");
+    const payload: IngestFileJobPayload = {
+      real_path: file.realPath,
+      format,
+      doc_path: docPath,
+      document_id: documentId,
+      hash,
+      name: args.path,
+    };
+    const job = await service.store.enqueueJob({
+      id: newId("job"),
+      kind: INGEST_FILE_JOB,
+      brain_id: brain.id,
+      payload: payload as unknown as Record<string, unknown>,
+    });
+    return {
+      status: "queued",
+      job_id: job.id,
+      document_id: documentId,
+      path: docPath,
+      hash,
+      chunk_count: 0,
+      embedded_count: 0,
+      duration_ms: Math.round(performance.now() - started),
+      reused: false,
+    };
+  }
+  return await storeExtracted(service, caller, {
+    bytes,
+    format,
+    name: args.path,
+    docPath,
+    hash,
+    brain: brain.id,
+  });
+}
+
+/** Runs a queued file ingestion (the job handler). The file must still be unchanged. */
+export async function runIngestFileJob(
+  service: MemoryService,
+  caller: CallerContext,
+  job: { brain_id: string; payload: IngestFileJobPayload },
+): Promise<IngestResponse> {
+  const p = job.payload;
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(p.real_path);
+  } catch (err) {
+    throw new EngramError(
+      "not_found",
+      `file ${p.name} disappeared before it was ingested: ${(err as Error).message}`,
+    );
+  }
+  const hash = sha256Bytes(bytes);
+  if (hash !== p.hash) {
+    throw new EngramError(
+      "conflict",
+      `file ${p.name} changed after it was queued; ingest it again`,
+    );
+  }
+  return await storeExtracted(service, caller, {
+    bytes,
+    format: p.format,
+    name: p.name,
+    docPath: p.doc_path,
+    hash,
+    brain: job.brain_id,
+    id: p.document_id,
+  });
+}
+
+async function storeExtracted(
+  service: MemoryService,
+  caller: CallerContext,
+  o: {
+    bytes: Uint8Array;
+    format: Format;
+    name: string;
+    docPath: string;
+    hash: string;
+    brain: string;
+    id?: string;
+  },
+): Promise<IngestResponse> {
+  const extracted = await extract(o.bytes, { name: o.name, format: o.format });
+  return await service.ingest(caller, {
+    brain: o.brain,
+    path: o.docPath,
+    content: extracted.content,
+    title: extracted.title,
+    tags: extracted.tags,
+    metadata: { ...extracted.metadata, source_file: o.name },
+    sourceHash: o.hash,
+    contentType: extracted.contentType,
+    id: o.id,
+  });
+}

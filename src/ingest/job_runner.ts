@@ -1,0 +1,129 @@
+/**
+ * @module Runs durable background jobs one at a time in this process.
+ *
+ * A job is claimed with a lease that is renewed while it runs; if the process dies, the lease
+ * runs out and the next engram process to start (or kick its runner) picks the job up again.
+ * A job whose process died `maxAttempts` times, or that fails for a reason a retry cannot fix,
+ * is marked failed with that reason — never dropped silently.
+ */
+import { toEngramError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { MemoryStore } from "../core/store.ts";
+import type { JobRecord } from "../core/types.ts";
+
+/** Does one kind of job; returns the result stored on the job. */
+export type JobHandler = (job: JobRecord) => Promise<Record<string, unknown>>;
+
+/** Options for a runner. */
+export interface JobRunnerOptions {
+  handlers: Record<string, JobHandler>;
+  logger: Logger;
+  leaseMs: number;
+  maxAttempts?: number;
+}
+
+/** One process's job worker. */
+export class JobRunner {
+  #store: MemoryStore;
+  #o: Required<JobRunnerOptions>;
+  #loop: Promise<void> | null = null;
+  #again = false;
+  #waiters = new Map<string, Set<() => void>>();
+
+  constructor(store: MemoryStore, options: JobRunnerOptions) {
+    this.#store = store;
+    this.#o = { maxAttempts: 3, ...options };
+  }
+
+  /** Starts working through runnable jobs, unless already working (then it looks again after). */
+  kick(): void {
+    if (this.#loop) {
+      this.#again = true;
+      return;
+    }
+    this.#loop = this.#work().finally(() => {
+      this.#loop = null;
+      if (this.#again) {
+        this.#again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Resolves when no job is running in this process (used before exiting). */
+  async drain(): Promise<void> {
+    while (this.#loop) await this.#loop;
+  }
+
+  /** The job once it has finished, or as it stands after `timeoutMs`; null when unknown. */
+  async wait(id: string, timeoutMs: number): Promise<JobRecord | null> {
+    const job = await this.#store.getJob(id);
+    if (!job || job.status === "completed" || job.status === "failed" || timeoutMs <= 0) return job;
+    await new Promise<void>((resolve) => {
+      const set = this.#waiters.get(id) ?? new Set();
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      set.add(done);
+      this.#waiters.set(id, set);
+    });
+    return await this.#store.getJob(id);
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const job = await this.#store.claimJob(this.#o.leaseMs);
+      if (!job) return;
+      await this.#run(job);
+      for (const notify of [...(this.#waiters.get(job.id) ?? [])]) notify();
+      this.#waiters.delete(job.id);
+    }
+  }
+
+  async #run(job: JobRecord): Promise<void> {
+    const { logger, maxAttempts, leaseMs } = this.#o;
+    if (job.attempts > maxAttempts) {
+      await this.#store.failJob(
+        job.id,
+        `gave up after ${maxAttempts} attempts: the process running it stopped each time`,
+        {
+          retry: false,
+        },
+      );
+      return;
+    }
+    const handler = this.#o.handlers[job.kind];
+    if (!handler) {
+      await this.#store.failJob(
+        job.id,
+        `no handler for job kind "${job.kind}" in this engram version`,
+        {
+          retry: false,
+        },
+      );
+      return;
+    }
+    const renew = setInterval(() => {
+      this.#store.renewJob(job.id, leaseMs).catch((err) =>
+        logger.warn("job lease renewal failed", { error: String(err) })
+      );
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    try {
+      const result = await handler(job);
+      await this.#store.completeJob(job.id, result);
+      logger.info(`job ${job.id} (${job.kind}) completed`);
+    } catch (err) {
+      const e = toEngramError(err);
+      const retry = e.retryable && job.attempts < maxAttempts;
+      await this.#store.failJob(job.id, `${e.code}: ${e.message}`, { retry });
+      logger.warn(`job ${job.id} (${job.kind}) ${retry ? "failed; will retry" : "failed"}`, {
+        error: e.message,
+      });
+    } finally {
+      clearInterval(renew);
+    }
+  }
+}

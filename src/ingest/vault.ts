@@ -1,0 +1,333 @@
+/**
+ * @module Obsidian-style vaults: a brain written out as markdown files with YAML front matter, and
+ * a folder of such files read back in. Paths map one to one (`/notes/a.md` ↔ `DIR/notes/a.md`), so
+ * wiki links and relative markdown links keep resolving, and backlinks come back on import.
+ */
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { EngramError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import {
+  type FrontMatter,
+  readFrontMatter,
+  writeFrontMatter,
+} from "../core/markdown/front_matter.ts";
+import { deriveTitle, normalizePath } from "../core/markdown/naming.ts";
+import { findHeadings } from "../core/markdown/structure.ts";
+import type { MemoryService } from "../core/memory_service.ts";
+import type { CallerContext, DocumentWithContent, Metadata } from "../core/types.ts";
+
+/** Ids engram issues; another front matter `id` (a Zettelkasten number, say) stays metadata. */
+const DOC_ID = /^doc_[0-9A-Za-z]{1,64}$/;
+/** File names imported and written: markdown only. */
+const MARKDOWN = /\.md$/i;
+
+/** Options of exportVault and importVault. */
+export interface VaultOptions {
+  /** Brain slug or id; else the default brain. */
+  brain?: string;
+  /** The vault folder (relative paths resolve against the process's working directory). */
+  dir: string;
+  /** Called after each file with the number done, the total and the file (relative to `dir`). */
+  onProgress?: (done: number, total: number, file: string) => void;
+}
+
+/** A file that could not be exported or imported, with the reason. */
+export interface VaultFailure {
+  /** Path relative to the vault folder, `/`-separated. */
+  file: string;
+  error: string;
+}
+
+/** What exportVault did. */
+export interface ExportSummary {
+  brain_id: string;
+  brain_slug: string;
+  dir: string;
+  /** Files written, one per live document. */
+  documents: number;
+  failed: VaultFailure[];
+  took_ms: number;
+}
+
+/** What importVault did. */
+export interface ImportSummary {
+  brain_id: string;
+  brain_slug: string;
+  dir: string;
+  /** Markdown files found (dot-folders skipped). */
+  files: number;
+  /** Files that created a document or a new version. */
+  imported: number;
+  /** Files whose document already matched them: no new version. */
+  unchanged: number;
+  failed: VaultFailure[];
+  took_ms: number;
+}
+
+/**
+ * Writes every live document of a brain to `DIR/<document path>` (`.md` appended when missing) with
+ * front matter: id, title, tags, created_at, updated_at, and every other metadata key under
+ * `metadata` (internal keys such as `source_hash` included, so a re-import stays a no-op). Existing
+ * files are overwritten; nothing is written through a symbolic link or outside `DIR`.
+ */
+export async function exportVault(
+  service: MemoryService,
+  caller: CallerContext,
+  options: VaultOptions,
+): Promise<ExportSummary> {
+  const started = performance.now();
+  const brain = await service.brain(caller, options.brain);
+  const dir = resolve(options.dir);
+  await checkVaultDir(dir, { create: true });
+  const root = await Deno.realPath(dir);
+  const total = (await service.store.stats(brain.id)).documents;
+  const owners = new Map<string, string>();
+  const failed: VaultFailure[] = [];
+  let done = 0;
+  for await (const doc of service.store.liveDocuments(brain.id)) {
+    const file = vaultFile(doc.path);
+    try {
+      const owner = owners.get(file);
+      if (owner !== undefined) {
+        throw new EngramError(
+          "conflict",
+          `documents ${owner} and ${doc.path} both map to ${file}; move one with memory_update new_path`,
+        );
+      }
+      await writeInside(root, file, renderDocument(doc));
+      owners.set(file, doc.path);
+    } catch (err) {
+      failed.push({ file, error: messageOf(err) });
+    }
+    done++;
+    options.onProgress?.(done, Math.max(total, done), file);
+  }
+  return {
+    brain_id: brain.id,
+    brain_slug: brain.slug,
+    dir,
+    documents: owners.size,
+    failed,
+    took_ms: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Imports every `*.md` under `DIR` (dot-folders such as `.obsidian` skipped) at path
+ * `/<file relative to DIR>`. Front matter gives title, tags, metadata, and the id and timestamps of
+ * a new document (the id only when no document anywhere has it). A file that cannot be read or
+ * stored is listed in `failed`; the others are still imported.
+ */
+export async function importVault(
+  service: MemoryService,
+  caller: CallerContext,
+  options: VaultOptions,
+): Promise<ImportSummary> {
+  const started = performance.now();
+  const dir = resolve(options.dir);
+  await checkVaultDir(dir, { create: false });
+  const brain = await service.brain(caller, options.brain);
+  const files = await markdownFiles(dir);
+  const failed: VaultFailure[] = [];
+  let imported = 0;
+  let unchanged = 0;
+  for (const [i, file] of files.entries()) {
+    try {
+      const changed = await importFile(service, caller, { brainId: brain.id, dir, file });
+      if (changed) imported++;
+      else unchanged++;
+    } catch (err) {
+      failed.push({ file, error: messageOf(err) });
+    }
+    options.onProgress?.(i + 1, files.length, file);
+  }
+  return {
+    brain_id: brain.id,
+    brain_slug: brain.slug,
+    dir,
+    files: files.length,
+    imported,
+    unchanged,
+    failed,
+    took_ms: Math.round(performance.now() - started),
+  };
+}
+
+/** Checks that `dir` is a folder: missing is `not_found` (created instead with `create`), a file is `invalid_argument`. */
+export async function checkVaultDir(dir: string, options: { create: boolean }): Promise<void> {
+  let stat: Deno.FileInfo;
+  try {
+    stat = await Deno.stat(dir);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) {
+      throw new EngramError("forbidden", `cannot open vault folder ${dir}: ${messageOf(err)}`);
+    }
+    if (!options.create) {
+      throw new EngramError(
+        "not_found",
+        `vault folder ${dir} does not exist; give the folder that holds the markdown files`,
+      );
+    }
+    await Deno.mkdir(dir, { recursive: true });
+    return;
+  }
+  if (!stat.isDirectory) {
+    throw new EngramError(
+      "invalid_argument",
+      `${dir} is a file, not a folder; give the vault folder (its markdown files are read recursively)`,
+    );
+  }
+}
+
+/** The vault file of a document path: no leading slash, `.md` appended when missing. */
+function vaultFile(path: string): string {
+  const file = path.replace(/^\/+/, "");
+  return MARKDOWN.test(file) ? file : `${file}.md`;
+}
+
+/** Front matter, one blank line (removed again on import), then the content as stored. */
+function renderDocument(doc: DocumentWithContent): string {
+  const { tags, ...metadata } = doc.metadata;
+  const front: FrontMatter = {
+    id: doc.id,
+    title: doc.title,
+    tags: tags === undefined || tags === null ? [] : String(tags).split(",").filter((t) => t),
+    created_at: doc.created_at,
+    updated_at: doc.updated_at,
+    metadata,
+  };
+  return `${writeFrontMatter(front)}\n${doc.content}`;
+}
+
+/** Writes `root/file`, refusing paths that leave `root` and symbolic links on the way. */
+async function writeInside(root: string, file: string, text: string): Promise<void> {
+  const target = join(root, ...file.split("/"));
+  const rel = relative(root, target);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new EngramError("forbidden", `${file} would be written outside ${root}; nothing written`);
+  }
+  let at = root;
+  for (const segment of rel.split(sep)) {
+    at = join(at, segment);
+    let stat: Deno.FileInfo | null = null;
+    try {
+      stat = await Deno.lstat(at);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    if (stat?.isSymlink) {
+      throw new EngramError(
+        "forbidden",
+        `${
+          relative(root, at)
+        } in the vault is a symbolic link; export does not write through links — remove it or export to an empty folder`,
+      );
+    }
+    if (at === target) break;
+    if (stat === null) await Deno.mkdir(at);
+    else if (!stat.isDirectory) {
+      throw new EngramError(
+        "conflict",
+        `${relative(root, at)} in the vault is a file where a folder is needed; move it away`,
+      );
+    }
+  }
+  await Deno.writeTextFile(target, text);
+}
+
+/** `*.md` files under `dir`, relative and `/`-separated, sorted; dot-folders and linked folders skipped. */
+async function markdownFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string[]) => {
+    for await (const entry of Deno.readDir(join(dir, ...rel))) {
+      const parts = [...rel, entry.name];
+      let isFile = entry.isFile;
+      if (entry.isSymlink) {
+        // A linked file is read; a linked folder is not followed (it could loop or leave the vault).
+        isFile = await Deno.stat(join(dir, ...parts)).then((s) => s.isFile, () => false);
+      }
+      if (entry.isDirectory && !entry.name.startsWith(".")) await walk(parts);
+      else if (isFile && MARKDOWN.test(entry.name)) out.push(parts.join("/"));
+    }
+  };
+  await walk([]);
+  return out.sort();
+}
+
+/** Imports one file; true when it created a document or a version. */
+async function importFile(
+  service: MemoryService,
+  caller: CallerContext,
+  options: { brainId: string; dir: string; file: string },
+): Promise<boolean> {
+  const { brainId, dir, file } = options;
+  const text = decodeNote(await Deno.readFile(join(dir, ...file.split("/"))), file);
+  const { front, body } = readFrontMatter(text);
+  const fm: FrontMatter = front ?? { tags: [], metadata: {} };
+  const metadata: Metadata = { ...fm.metadata };
+  delete metadata.tags;
+  let id = fm.id;
+  if (id !== undefined && !DOC_ID.test(id)) {
+    metadata.id ??= id;
+    id = undefined;
+  }
+  const title = fm.title ??
+    (findHeadings(body).length ? deriveTitle(body) : basename(file).replace(MARKDOWN, ""));
+  if (title.length > LIMITS.titleChars) {
+    throw new EngramError(
+      "invalid_argument",
+      `title is ${title.length} characters; the limit is ${LIMITS.titleChars} — shorten it in the front matter`,
+    );
+  }
+  const path = normalizePath(`/${file}`);
+  const existing = await service.store.findDocument(brainId, { path });
+  const live = existing !== null && existing.deleted_at === null;
+  // The file is the truth: metadata keys it no longer has are removed from the document.
+  if (live) {
+    for (const k of Object.keys(existing.metadata)) {
+      if (k !== "tags" && !(k in metadata)) metadata[k] = null;
+    }
+  }
+  const doc = await service.remember(
+    caller,
+    { content: body, title, brain: brainId, path, tags: fm.tags, metadata },
+    {
+      source: "ingest",
+      contentType: "text/markdown",
+      id,
+      createdAt: fm.created_at,
+      updatedAt: fm.updated_at,
+    },
+  );
+  return !live || doc.version !== existing.version;
+}
+
+/** UTF-8 text of a note, or `invalid_argument` for binary and oversized files. */
+function decodeNote(bytes: Uint8Array, file: string): string {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new EngramError(
+      "invalid_argument",
+      `${file} is not UTF-8 text; save it as UTF-8 markdown or move it out of the vault`,
+    );
+  }
+  if (text.includes("\0")) {
+    throw new EngramError(
+      "invalid_argument",
+      `${file} contains NUL bytes, so it looks binary; move it out of the vault`,
+    );
+  }
+  if (text.length > LIMITS.contentChars) {
+    throw new EngramError(
+      "file_too_large",
+      `${file} has ${text.length} characters; the limit is ${LIMITS.contentChars} — split it`,
+    );
+  }
+  return text;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,140 @@
+/** @module memory_ingest_file, memory_ingest_url and memory_job. */
+import { z } from "zod";
+import { EngramError } from "../../../core/errors.ts";
+import { FORMATS } from "../../../ingest/formats.ts";
+import { ingestFile } from "../../../ingest/ingest_file.ts";
+import { ingestUrl } from "../../../ingest/ingest_url.ts";
+import type { IngestContext } from "../../../ingest/context.ts";
+import type { IngestResponse } from "../../../core/types.ts";
+import { defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
+
+const IngestResponseSchema = z.looseObject({
+  status: z.enum(["completed", "queued"]).optional(),
+  job_id: z.string().optional(),
+  document_id: z.string(),
+  path: z.string(),
+  hash: z.string(),
+  chunk_count: z.number().int().min(0),
+  embedded_count: z.number().int().min(0),
+  duration_ms: z.number().int().min(0),
+  reused: z.boolean(),
+});
+
+const WRITE_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+function ingestContext(ctx: ToolContext): IngestContext {
+  if (!ctx.ingest) {
+    throw new EngramError("not_implemented", "ingestion is not available in this session");
+  }
+  return ctx.ingest;
+}
+
+function summary(r: IngestResponse): string {
+  if (r.status === "queued") return `Queued ${r.path} as job ${r.job_id}; check it with memory_job`;
+  return r.reused
+    ? `Unchanged: ${r.path} (document ${r.document_id}, ${r.chunk_count} chunks); nothing stored`
+    : `Ingested ${r.path} (document ${r.document_id}, ${r.chunk_count} chunks, ${r.duration_ms} ms)`;
+}
+
+/** Ingest a local file. */
+export const memoryIngestFile = defineTool({
+  name: "memory_ingest_file",
+  title: "Ingest a file",
+  tier: "write",
+  description:
+    "Ingest a local file of at most 25 MiB: markdown (front matter becomes title, tags and metadata), text, pdf or json (chat transcripts become a readable conversation). Only files under the configured allowed_file_roots can be read. Stored at /ingest/<root>/<relative path>. An unchanged file is reused (reused: true). Large files return status 'queued' with a job_id; follow it with memory_job.",
+  input: z.object({
+    path: z.string().min(1).max(4096).describe(
+      "Absolute path, or relative to the server's working directory",
+    ),
+    brain: z.string().min(1).max(128).optional(),
+    as: z.enum(FORMATS).optional().describe("Format; else from the extension"),
+  }),
+  output: IngestResponseSchema,
+  annotations: WRITE_ANNOTATIONS,
+  run: async (ctx, args) => {
+    const ingest = ingestContext(ctx);
+    const r = await ingestFile(ctx.service, ctx.caller, {
+      path: args.path,
+      brain: args.brain,
+      as: args.as,
+      roots: ingest.roots,
+      cwd: ingest.cwd,
+      queueBytes: ingest.queueBytes,
+    });
+    if (r.status === "queued") ingest.jobs.kick();
+    return r;
+  },
+  summary,
+});
+
+/** Fetch a URL and ingest it. */
+export const memoryIngestUrl = defineTool({
+  name: "memory_ingest_url",
+  title: "Ingest a web page",
+  tier: "write",
+  description:
+    "Fetch an http(s) URL (body capped at 5 MiB) and store it: HTML becomes readable markdown (main content, without menus), text, JSON and PDF are stored as text. Private, loopback, link-local and metadata addresses are refused unless allowlisted in config (checked on every redirect). Stored at /ingest/web/<host>/<path>.md.",
+  input: z.object({
+    url: z.url().max(8192),
+    brain: z.string().min(1).max(128).optional(),
+  }),
+  output: z.looseObject({ path: z.literal("server"), result: IngestResponseSchema }),
+  annotations: { ...WRITE_ANNOTATIONS, openWorldHint: true },
+  run: async (ctx, args) => {
+    const ingest = ingestContext(ctx);
+    const result = await ingestUrl(ctx.service, ctx.caller, {
+      url: args.url,
+      brain: args.brain,
+      allowHosts: ingest.allowedUrlHosts,
+      timeoutMs: ingest.urlTimeoutMs,
+      signal: ctx.signal,
+    });
+    return { path: "server" as const, result };
+  },
+  summary: (r) => summary(r.result),
+});
+
+/** Follow a background job. */
+export const memoryJob = defineTool({
+  name: "memory_job",
+  title: "Background job status",
+  tier: "read",
+  description:
+    "Status of a background job (e.g. a queued memory_ingest_file): queued, running, completed (with its result) or failed (with the reason). wait_ms waits up to that long for it to finish.",
+  input: z.object({
+    job_id: z.string().min(1).max(128),
+    wait_ms: z.number().int().min(0).max(60_000).default(0),
+  }),
+  output: z.looseObject({
+    id: z.string(),
+    kind: z.string(),
+    status: z.enum(["queued", "running", "completed", "failed"]),
+    attempts: z.number().int(),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+  }),
+  annotations: READ_ONLY,
+  run: async (ctx, args) => {
+    const job = await ingestContext(ctx).jobs.wait(args.job_id, args.wait_ms);
+    if (!job) throw new EngramError("not_found", `job ${args.job_id} not found`);
+    const brains = await ctx.service.listBrains(ctx.caller);
+    if (!brains.some((b) => b.id === job.brain_id)) {
+      throw new EngramError("not_found", `job ${args.job_id} not found`);
+    }
+    const { payload: _payload, brain_id: _brain, ...visible } = job;
+    return visible;
+  },
+  summary: (j) =>
+    `Job ${j.id} (${j.kind}): ${j.status}${j.error ? ` — ${j.error}` : ""}${
+      j.result && typeof j.result.path === "string" ? ` — ${j.result.path}` : ""
+    }`,
+});
