@@ -110,9 +110,10 @@ function abortError(ctx: FetchContext, url: string, cause: unknown): EngramError
 /** Resolves the host (IP literals as is) under the fetch's signal. */
 async function addressesOf(ctx: FetchContext, url: URL, host: string): Promise<string[]> {
   if (parseIp(host)) return [host];
+  let addresses: string[];
   try {
     // A custom resolver takes no signal, so the race keeps the time limit in force.
-    return await new Promise<string[]>((resolve, reject) => {
+    addresses = await new Promise<string[]>((resolve, reject) => {
       const onAbort = () => reject(ctx.signal.reason);
       if (ctx.signal.aborted) return onAbort();
       ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -127,6 +128,11 @@ async function addressesOf(ctx: FetchContext, url: URL, host: string): Promise<s
       cause: err,
     });
   }
+  // An empty answer would let fetch resolve (and connect) unchecked, so it fails like no answer.
+  if (addresses.length === 0) {
+    throw new EngramError("provider_unavailable", `cannot resolve host ${host}: no addresses`);
+  }
+  return addresses;
 }
 
 /** Refuses a URL whose host is blocked by name or resolves to any blocked address. */

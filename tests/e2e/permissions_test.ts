@@ -40,17 +40,23 @@ Deno.test("stdio mode: Deno refuses to spawn a command outside the allowlist (No
   assert.ok(!r.revoked.includes("run:deno"));
 });
 
-Deno.test("stdio mode with no allowlist: every command is refused, env and net are dropped", async () => {
+Deno.test("stdio mode with no allowlist: every command is refused; at tier read net is dropped", async () => {
   const r = await probe("stdio", "log_level: info\n", ["deno", "node", "npx"]);
   assert.deepEqual(r.results, { deno: "NotCapable", node: "NotCapable", npx: "NotCapable" });
-  assert.equal(r.env, "NotCapable");
+  assert.equal(r.env, "ok", "stdio keeps env: libraries read variables at call time");
   assert.ok(r.revoked.includes("net"));
   assert.ok(r.revoked.includes("read") && r.revoked.includes("write"));
 });
 
-Deno.test("cli mode: run and net are dropped entirely", async () => {
+Deno.test("stdio mode at tier write keeps net for URL ingestion", async () => {
+  const r = await probe("stdio", "stdio:\n  tier: write\n", []);
+  assert.ok(!r.revoked.includes("net"));
+});
+
+Deno.test("cli mode: run, net and env are dropped entirely", async () => {
   const r = await probe("cli", "mcp:\n  stdio_allowed_commands: [deno]\n", ["deno"]);
   assert.equal(r.results.deno, "NotCapable");
+  assert.equal(r.env, "NotCapable");
   assert.ok(r.revoked.includes("run") && r.revoked.includes("net") && r.revoked.includes("env"));
 });
 

@@ -65,6 +65,7 @@ export function createMcpServer(deps: ServerDeps): Server {
         caller: deps.caller,
         logger: deps.logger,
         signal: extra.signal,
+        ingest: deps.ingest,
       });
     },
   );
