@@ -1,5 +1,6 @@
 /** @module Read queries for the SQLite store: ranked search, timeline, backlinks, tags, stats. */
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
+import type { Prepares } from "./database.ts";
 import { SCOPE_PREFIX } from "../core/limits.ts";
 import type {
   Backlink,
@@ -53,7 +54,7 @@ interface HitRow {
  * documents or more, which in a small brain flattens every score to 0; the bonus keeps ranking
  * meaningful there and only reorders near-ties in a large one.
  */
-export function searchChunks(db: DatabaseSync, q: SearchQuery): SearchHit[] {
+export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
   const terms = ftsTerms(q.text).map((t) => widenPrefix(db, t));
   for (const mode of terms.length > 1 ? ["and", "or"] as const : ["and"] as const) {
     const expr = ftsExpression(terms, mode);
@@ -68,7 +69,7 @@ export function searchChunks(db: DatabaseSync, q: SearchQuery): SearchHit[] {
  * The index is porter-stemmed: it holds "running" as "run", so `runn*` alone misses it. The
  * unstemmed word list supplies the words the prefix starts, searched as whole (stemmed) words.
  */
-function widenPrefix(db: DatabaseSync, term: string): string {
+function widenPrefix(db: Prepares, term: string): string {
   const word = prefixWord(term);
   if (word === null) return term;
   // Fold like the tokenizer (unicode61 remove_diacritics 2): lowercase, no combining marks.
@@ -82,7 +83,7 @@ function widenPrefix(db: DatabaseSync, term: string): string {
   return withWords(term, words);
 }
 
-function runMatch(db: DatabaseSync, q: SearchQuery, expr: string): HitRow[] {
+function runMatch(db: Prepares, q: SearchQuery, expr: string): HitRow[] {
   const params: SQLInputValue[] = [expr, q.brainId];
   let scopeSql = "";
   if (q.scope !== "all") {
@@ -178,7 +179,7 @@ function round(n: number): number {
 
 /** Versions and deletions, newest first. */
 export function timeline(
-  db: DatabaseSync,
+  db: Prepares,
   brainId: string,
   o: { limit: number; since?: string },
 ): TimelineEntry[] {
@@ -205,7 +206,7 @@ export function timeline(
 }
 
 /** Live documents whose links point at `target` by path, title or file name. */
-export function backlinks(db: DatabaseSync, brainId: string, target: DocumentRecord): Backlink[] {
+export function backlinks(db: Prepares, brainId: string, target: DocumentRecord): Backlink[] {
   const pathKey = wikiKey(target.path);
   const baseName = pathKey.split("/").pop() ?? pathKey;
   return db.prepare(
@@ -227,14 +228,14 @@ export function backlinks(db: DatabaseSync, brainId: string, target: DocumentRec
 }
 
 /** Tags with the number of live documents carrying each, most used first. */
-export function tagCounts(db: DatabaseSync, brainId: string): TagCount[] {
+export function tagCounts(db: Prepares, brainId: string): TagCount[] {
   return db.prepare(
     "SELECT tag, count(*) AS count FROM document_tags WHERE brain_id = ? GROUP BY tag ORDER BY count DESC, tag",
   ).all(brainId).map((r) => ({ tag: r.tag as string, count: r.count as number }));
 }
 
 /** Counts and sizes for one brain. */
-export function brainStats(db: DatabaseSync, brainId: string): BrainStats {
+export function brainStats(db: Prepares, brainId: string): BrainStats {
   const d = db.prepare(
     `SELECT count(*) FILTER (WHERE deleted_at IS NULL) AS live, count(*) FILTER (WHERE deleted_at IS NOT NULL) AS deleted,
             coalesce(sum(byte_size) FILTER (WHERE deleted_at IS NULL), 0) AS bytes, max(updated_at) AS last

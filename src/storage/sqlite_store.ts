@@ -1,5 +1,5 @@
 /** @module The SQLite implementation of the MemoryStore port. */
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import type { DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
@@ -19,7 +19,7 @@ import type {
   TimelineEntry,
   Visibility,
 } from "../core/types.ts";
-import { transaction, translateSqliteError } from "./database.ts";
+import { type Prepares, transaction, translateSqliteError } from "./database.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
 import { claimJob, completeJob, enqueueJob, failJob, getJob, renewJob } from "./sqlite_jobs.ts";
@@ -27,6 +27,9 @@ import { claimJob, completeJob, enqueueJob, failJob, getJob, renewJob } from "./
 /** MemoryStore over one node:sqlite connection. */
 export class SqliteStore implements MemoryStore {
   #db: DatabaseSync;
+  /** Prepared once per connection: preparing costs more than running most of these statements. */
+  #statements = new Map<string, StatementSync>();
+  #cached: Prepares = { prepare: (sql: string) => this.#prepare(sql) };
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -39,13 +42,13 @@ export class SqliteStore implements MemoryStore {
 
   listBrains(): Promise<Brain[]> {
     return this.#run(() =>
-      this.#db.prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain)
+      this.#prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain)
     );
   }
 
   findBrain(slugOrId: string): Promise<Brain | null> {
     return this.#run(() => {
-      const row = this.#db.prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(
+      const row = this.#prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(
         slugOrId,
         slugOrId,
       );
@@ -58,7 +61,7 @@ export class SqliteStore implements MemoryStore {
   ): Promise<Brain> {
     return this.#run(() => {
       const now = new Date().toISOString();
-      const inserted = this.#db.prepare(
+      const inserted = this.#prepare(
         "INSERT INTO brains (id, slug, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING",
       ).run(input.id, input.slug, input.name, input.visibility, now, now);
       if (inserted.changes === 0) {
@@ -84,7 +87,7 @@ export class SqliteStore implements MemoryStore {
       const doc = this.#findRow(brainId, ref);
       if (!doc) return null;
       const v = version ?? doc.version;
-      const row = this.#db.prepare(
+      const row = this.#prepare(
         "SELECT version, commit_sha, title, path, content, metadata, checksum_sha256, byte_size, created_at FROM document_versions WHERE document_id = ? AND version = ?",
       ).get(doc.id, v) as Record<string, string | number> | undefined;
       if (!row) return null;
@@ -119,7 +122,7 @@ export class SqliteStore implements MemoryStore {
             },
           );
         }
-        const clash = this.#db.prepare(
+        const clash = this.#prepare(
           "SELECT id FROM documents WHERE brain_id = ? AND path = ? AND id != ?",
         ).get(
           d.brain_id,
@@ -138,7 +141,7 @@ export class SqliteStore implements MemoryStore {
         const version = (have ?? 0) + 1;
         const meta = JSON.stringify(d.metadata);
         if (current) {
-          this.#db.prepare(
+          this.#prepare(
             `UPDATE documents SET path = ?, title = ?, source = ?, content_type = ?, byte_size = ?, checksum_sha256 = ?,
                metadata = ?, commit_sha = ?, version = ?, updated_at = ?, deleted_at = NULL WHERE id = ?`,
           ).run(
@@ -155,7 +158,7 @@ export class SqliteStore implements MemoryStore {
             d.id,
           );
         } else {
-          this.#db.prepare(
+          this.#prepare(
             `INSERT INTO documents (id, brain_id, path, title, source, content_type, byte_size, checksum_sha256, metadata,
                commit_sha, version, created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
           ).run(
@@ -174,7 +177,7 @@ export class SqliteStore implements MemoryStore {
             d.updated_at,
           );
         }
-        this.#db.prepare(
+        this.#prepare(
           `INSERT INTO document_versions (document_id, version, commit_sha, title, path, content, metadata, checksum_sha256, byte_size, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
@@ -199,42 +202,42 @@ export class SqliteStore implements MemoryStore {
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord> {
     return this.#run(() =>
       transaction(this.#db, () => {
-        const changed = this.#db.prepare(
+        const changed = this.#prepare(
           "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
         ).run(at, at, documentId, brainId);
         if (changed.changes === 0) {
           throw new EngramError("not_found", `document ${documentId} not found`);
         }
-        this.#db.prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
-        this.#db.prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
-        this.#db.prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
+        this.#prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
+        this.#prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
+        this.#prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
         return this.#findRow(brainId, { id: documentId })!;
       })
     );
   }
 
   search(query: SearchQuery): Promise<SearchHit[]> {
-    return this.#run(() => searchChunks(this.#db, query));
+    return this.#run(() => searchChunks(this.#cached, query));
   }
 
   timeline(brainId: string, options: { limit: number; since?: string }): Promise<TimelineEntry[]> {
-    return this.#run(() => timeline(this.#db, brainId, options));
+    return this.#run(() => timeline(this.#cached, brainId, options));
   }
 
   backlinks(brainId: string, target: DocumentRecord): Promise<Backlink[]> {
-    return this.#run(() => backlinks(this.#db, brainId, target));
+    return this.#run(() => backlinks(this.#cached, brainId, target));
   }
 
   tags(brainId: string): Promise<TagCount[]> {
-    return this.#run(() => tagCounts(this.#db, brainId));
+    return this.#run(() => tagCounts(this.#cached, brainId));
   }
 
   stats(brainId: string): Promise<BrainStats> {
-    return this.#run(() => brainStats(this.#db, brainId));
+    return this.#run(() => brainStats(this.#cached, brainId));
   }
 
   async *liveDocuments(brainId: string): AsyncIterable<DocumentWithContent> {
-    const ids = this.#db.prepare(
+    const ids = this.#prepare(
       "SELECT id FROM documents WHERE brain_id = ? AND deleted_at IS NULL ORDER BY rowid",
     ).all(brainId) as { id: string }[];
     for (const { id } of ids) {
@@ -246,7 +249,7 @@ export class SqliteStore implements MemoryStore {
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.#run(() =>
       transaction(this.#db, () => {
-        const row = this.#db.prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
+        const row = this.#prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
           documentId,
         ) as
           | { brain_id: string; title: string }
@@ -258,7 +261,7 @@ export class SqliteStore implements MemoryStore {
 
   chunkCount(documentId: string): Promise<number> {
     return this.#run(() =>
-      (this.#db.prepare("SELECT count(*) AS n FROM chunks WHERE document_id = ?").get(
+      (this.#prepare("SELECT count(*) AS n FROM chunks WHERE document_id = ?").get(
         documentId,
       ) as { n: number }).n
     );
@@ -266,7 +269,7 @@ export class SqliteStore implements MemoryStore {
 
   documentIdTaken(id: string): Promise<boolean> {
     return this.#run(() =>
-      this.#db.prepare("SELECT 1 FROM documents WHERE id = ?").get(id) !== undefined
+      this.#prepare("SELECT 1 FROM documents WHERE id = ?").get(id) !== undefined
     );
   }
 
@@ -298,7 +301,7 @@ export class SqliteStore implements MemoryStore {
 
   audit(e: AuditEntry): Promise<void> {
     return this.#run(() => {
-      this.#db.prepare(
+      this.#prepare(
         `INSERT INTO audit (at, client_id, transport, session_id, tier, kind, name, brain_id, args_digest, outcome, error_code, latency_ms)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
@@ -318,15 +321,41 @@ export class SqliteStore implements MemoryStore {
     });
   }
 
+  /**
+   * Runs `fn` with every write in one transaction: bulk imports commit once per batch instead of
+   * once per document. Holds the write lock for the whole batch, so keep batches short.
+   */
+  async batch<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#db.isTransaction) return await fn();
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = await fn();
+      this.#db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
   close(): void {
     if (this.#db.isOpen) this.#db.close();
+  }
+
+  #prepare(sql: string): StatementSync {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
   }
 
   #findRow(brainId: string, ref: DocumentRef): DocumentRecord | null {
     const [col, val]: [string, SQLInputValue] = ref.id !== undefined
       ? ["id", ref.id]
       : ["path", ref.path];
-    const row = this.#db.prepare(
+    const row = this.#prepare(
       `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND ${col} = ?`,
     ).get(
       brainId,
@@ -342,8 +371,8 @@ export class SqliteStore implements MemoryStore {
     chunks: ChunkInput[],
     links: LinkInput[],
   ) {
-    this.#db.prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
-    const insChunk = this.#db.prepare(
+    this.#prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
+    const insChunk = this.#prepare(
       `INSERT INTO chunks (id, document_id, brain_id, ordinal, title, headings, body, start_offset, end_offset)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -360,8 +389,8 @@ export class SqliteStore implements MemoryStore {
         c.end_offset,
       );
     }
-    this.#db.prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
-    const insLink = this.#db.prepare(
+    this.#prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
+    const insLink = this.#prepare(
       "INSERT INTO links (source_document_id, brain_id, kind, target_path, target_key, text) VALUES (?, ?, ?, ?, ?, ?)",
     );
     for (const l of links) {
@@ -370,8 +399,8 @@ export class SqliteStore implements MemoryStore {
   }
 
   #writeTags(documentId: string, brainId: string, tags: string[]) {
-    this.#db.prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
-    const ins = this.#db.prepare(
+    this.#prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
+    const ins = this.#prepare(
       "INSERT INTO document_tags (document_id, brain_id, tag) VALUES (?, ?, ?)",
     );
     for (const t of tags) ins.run(documentId, brainId, t);

@@ -40,6 +40,11 @@ export const INGEST_SPEC: CommandSpec = {
   positionals: [1, Infinity],
 };
 
+/** Files ingested at once. */
+const CONCURRENCY = 8;
+/** Files committed per transaction: one commit per batch, and the write lock is released between batches. */
+const BATCH = 200;
+
 interface Item {
   source: string;
   kind: "file" | "url";
@@ -66,7 +71,7 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
     explicitFormat: as !== undefined,
   });
   const runtime = await openRuntime(config);
-  const results: { source: string; result?: IngestResponse; error?: string }[] = [];
+  const done: { source: string; result?: IngestResponse; error?: string }[] = [];
   try {
     await applyModePermissions("ingest", config);
     const bar = ctx.out.isTerminal && !args.values.json && items.length > 1
@@ -77,37 +82,50 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
       }, cliProgress.Presets.shades_classic)
       : null;
     bar?.start(items.length, 0, { file: "" });
-    for (const item of items) {
-      try {
-        const result = item.kind === "url"
-          ? await ingestUrl(runtime.service, CLI_CALLER, {
-            url: item.source,
-            brain: args.values.brain as string | undefined,
-            allowHosts: config.ingest.allowed_url_hosts,
-            timeoutMs: config.ingest.url_timeout_ms,
-          })
-          : await ingestFile(runtime.service, CLI_CALLER, {
-            path: item.source,
-            brain: args.values.brain as string | undefined,
-            as: as as Format | undefined,
-            roots: null,
-            cwd: ctx.cwd,
-            queueBytes: Infinity,
-            docPath: item.path,
-          });
-        results.push({ source: item.source, result });
-      } catch (err) {
-        const e = toEngramError(err);
-        if (e.code === "no_brain") throw e;
-        results.push({ source: item.source, error: `${e.code}: ${e.message}` });
+    // A few files in flight at once: reading and extracting overlap while SQLite writes one at a time.
+    const results: ({ source: string; result?: IngestResponse; error?: string } | undefined)[] = [];
+    let next = 0;
+    let batchEnd = 0;
+    const worker = async () => {
+      while (next < batchEnd) {
+        const index = next++;
+        const item = items[index];
+        try {
+          const result = item.kind === "url"
+            ? await ingestUrl(runtime.service, CLI_CALLER, {
+              url: item.source,
+              brain: args.values.brain as string | undefined,
+              allowHosts: config.ingest.allowed_url_hosts,
+              timeoutMs: config.ingest.url_timeout_ms,
+            })
+            : await ingestFile(runtime.service, CLI_CALLER, {
+              path: item.source,
+              brain: args.values.brain as string | undefined,
+              as: as as Format | undefined,
+              roots: null,
+              cwd: ctx.cwd,
+              queueBytes: Infinity,
+              docPath: item.path,
+            });
+          results[index] = { source: item.source, result };
+        } catch (err) {
+          const e = toEngramError(err);
+          if (e.code === "no_brain") throw e;
+          results[index] = { source: item.source, error: `${e.code}: ${e.message}` };
+        }
+        bar?.increment(1, { file: item.source.split("/").pop() });
       }
-      bar?.increment(1, { file: item.source.split("/").pop() });
+    };
+    while (next < items.length) {
+      batchEnd = Math.min(next + BATCH, items.length);
+      await runtime.store.batch(() => Promise.all(Array.from({ length: CONCURRENCY }, worker)));
     }
+    done.push(...results.filter((r) => r !== undefined));
     bar?.stop();
   } finally {
     runtime.close();
   }
-  return report(results, { ctx, json: Boolean(args.values.json), ms: performance.now() - started });
+  return report(done, { ctx, json: Boolean(args.values.json), ms: performance.now() - started });
 }
 
 /** Turns arguments into files and URLs; a folder becomes its files, stored under /ingest/<folder>/. */
