@@ -1,4 +1,5 @@
 /** @module Reading a file an agent asked for: only under the allowed roots, symlinks resolved first, size-capped. */
+import { resolve } from "node:path";
 import { EngramError } from "../core/errors.ts";
 
 /** memory_ingest_file reads at most 25 MiB. */
@@ -23,11 +24,35 @@ export async function checkFile(
   options: { roots: readonly string[] | null; cwd: string },
 ): Promise<CheckedFile> {
   const absolute = path.startsWith("/") ? path : `${options.cwd}/${path}`;
+  if (options.roots !== null && options.roots.length === 0) {
+    throw new EngramError(
+      "forbidden",
+      `reading files is off: no allowed_file_roots are configured; add the folder holding ${path} to mcp.allowed_file_roots in the config`,
+    );
+  }
+  const realRoots = options.roots === null ? null : await Promise.all(
+    options.roots.map((r) => Deno.realPath(r).catch(() => null)),
+  );
+  const outside = (via: string) =>
+    new EngramError(
+      "forbidden",
+      `${path}${via} is outside the allowed file roots (${
+        options.roots!.join(", ")
+      }); add its folder to mcp.allowed_file_roots to allow it`,
+    );
   let realPath: string;
   try {
     realPath = await Deno.realPath(absolute);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
+      // Outside the roots a missing file is refused like any other, so nothing there can be probed.
+      const lexical = resolve(absolute);
+      if (
+        options.roots !== null &&
+        !underRoot(lexical, [...options.roots.map((r) => resolve(r)), ...realRoots!])
+      ) {
+        throw outside("");
+      }
       throw new EngramError("not_found", `file ${path} does not exist (or is a broken link)`);
     }
     throw new EngramError("forbidden", `cannot read ${path}: ${(err as Error).message}`, {
@@ -35,29 +60,9 @@ export async function checkFile(
     });
   }
   let root: string | null = null;
-  if (options.roots !== null) {
-    if (options.roots.length === 0) {
-      throw new EngramError(
-        "forbidden",
-        `reading files is off: no allowed_file_roots are configured; add the folder holding ${path} to mcp.allowed_file_roots in the config`,
-      );
-    }
-    const realRoots = await Promise.all(
-      options.roots.map((r) => Deno.realPath(r).catch(() => null)),
-    );
-    root = realRoots.find((r) =>
-      r !== null && (realPath === r || realPath.startsWith(r.replace(/\/$/, "") + "/"))
-    ) ??
-      null;
-    if (root === null) {
-      const via = realPath === absolute ? "" : ` (it resolves to ${realPath})`;
-      throw new EngramError(
-        "forbidden",
-        `${path}${via} is outside the allowed file roots (${
-          options.roots.join(", ")
-        }); add its folder to mcp.allowed_file_roots to allow it`,
-      );
-    }
+  if (realRoots !== null) {
+    root = underRoot(realPath, realRoots);
+    if (root === null) throw outside(realPath === absolute ? "" : ` (it resolves to ${realPath})`);
   }
   const info = await Deno.stat(realPath);
   if (info.isDirectory) {
@@ -76,6 +81,13 @@ export async function checkFile(
     );
   }
   return { realPath, size: info.size, root };
+}
+
+/** The first of `roots` that `path` lies in (or is), else null. */
+function underRoot(path: string, roots: readonly (string | null)[]): string | null {
+  return roots.find((r) =>
+    r !== null && (path === r || path.startsWith(r.replace(/\/$/, "") + "/"))
+  ) ?? null;
 }
 
 /** The brain path for a file: /ingest/<root folder name>/<path below the root>, else /ingest/<file name>. */

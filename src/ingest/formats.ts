@@ -91,7 +91,7 @@ export async function extract(
         `${name} is not valid JSON: ${(err as Error).message}`,
       );
     }
-    const md = jsonToMarkdown(value, baseName);
+    const md = jsonToMarkdown(value, name.split("/").pop() || name);
     return {
       content: md.markdown,
       title: md.title,

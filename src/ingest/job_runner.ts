@@ -32,7 +32,7 @@ export class JobRunner {
 
   constructor(store: MemoryStore, options: JobRunnerOptions) {
     this.#store = store;
-    this.#o = { maxAttempts: 3, ...options };
+    this.#o = { ...options, maxAttempts: options.maxAttempts ?? 3 };
   }
 
   /** Starts working through runnable jobs, unless already working (then it looks again after). */
@@ -57,20 +57,28 @@ export class JobRunner {
 
   /** The job once it has finished, or as it stands after `timeoutMs`; null when unknown. */
   async wait(id: string, timeoutMs: number): Promise<JobRecord | null> {
-    const job = await this.#store.getJob(id);
-    if (!job || job.status === "completed" || job.status === "failed" || timeoutMs <= 0) return job;
-    await new Promise<void>((resolve) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      // Listen before reading, so a job finishing in between still wakes this wait.
+      let done = () => {};
+      const woken = new Promise<void>((resolve) => (done = resolve));
       const set = this.#waiters.get(id) ?? new Set();
-      const done = () => {
-        clearTimeout(timer);
-        set.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
       set.add(done);
       this.#waiters.set(id, set);
-    });
-    return await this.#store.getJob(id);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const job = await this.#store.getJob(id);
+        const left = deadline - Date.now();
+        if (!job || job.status === "completed" || job.status === "failed" || left <= 0) return job;
+        // A retried job goes back to the queue; keep waiting until it finishes or time runs out.
+        timer = setTimeout(done, left);
+        await woken;
+      } finally {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0 && this.#waiters.get(id) === set) this.#waiters.delete(id);
+      }
+    }
   }
 
   async #work(): Promise<void> {

@@ -24,10 +24,10 @@ export function jsonToMarkdown(value: unknown, name: string): { title: string; m
       : `Transcript: ${name}`;
     return { title, markdown: `# ${title}\n\n${sections.join("\n\n")}\n` };
   }
-  return {
-    title: name,
-    markdown: `# ${name}\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`\n`,
-  };
+  const pretty = JSON.stringify(value, null, 2);
+  // A fence longer than any backtick run inside, so a string holding ``` cannot close it early.
+  const fence = "`".repeat(Math.max(3, ...[...pretty.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return { title: name, markdown: `# ${name}\n\n${fence}json\n${pretty}\n${fence}\n` };
 }
 
 function conversationsOf(value: unknown): { title?: string; turns: Turn[] }[] {

@@ -18,7 +18,7 @@ export async function walkFiles(
   const match = options.glob ? picomatch(options.glob, { dot: false }) : null;
   const out: WalkedFile[] = [];
   const base = ignore().add(options.exclude ?? []);
-  await visit(dir, "", [{ prefix: "", rules: base }], (file) => {
+  await visit(dir, "", [{ prefix: "", rules: base }], new Set(), (file) => {
     if (!match || match(file.rel)) out.push(file);
   });
   return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
@@ -33,8 +33,13 @@ async function visit(
   dir: string,
   rel: string,
   scopes: Scope[],
+  ancestors: Set<string>,
   emit: (f: WalkedFile) => void,
 ): Promise<void> {
+  // A link back to a folder being walked would loop forever: such a link is skipped.
+  const real = await Deno.realPath(dir);
+  if (ancestors.has(real)) return;
+  ancestors.add(real);
   const here = [...scopes];
   const gitignore = await Deno.readTextFile(`${dir}/.gitignore`).catch(() => null);
   if (gitignore !== null) here.push({ prefix: rel, rules: ignore().add(gitignore) });
@@ -46,9 +51,10 @@ async function visit(
     const isDir = e.isDirectory ||
       (e.isSymlink && (await Deno.stat(`${dir}/${e.name}`).catch(() => null))?.isDirectory);
     if (ignored(here, childRel, Boolean(isDir))) continue;
-    if (isDir) await visit(`${dir}/${e.name}`, childRel, here, emit);
+    if (isDir) await visit(`${dir}/${e.name}`, childRel, here, ancestors, emit);
     else emit({ path: `${dir}/${e.name}`, rel: childRel });
   }
+  ancestors.delete(real);
 }
 
 /** A path is ignored if any enclosing .gitignore (relative to its own folder) ignores it. */

@@ -67,6 +67,7 @@ Deno.test("stdio: the default read tier lists only read tools and refuses writes
   assert.deepEqual(names, [
     "memory_backlinks",
     "memory_get",
+    "memory_job",
     "memory_list_brains",
     "memory_search",
     "memory_stats",
