@@ -140,43 +140,31 @@ export class SqliteStore implements MemoryStore {
         }
         const version = (have ?? 0) + 1;
         const meta = JSON.stringify(d.metadata);
-        if (current) {
-          this.#prepare(
-            `UPDATE documents SET path = ?, title = ?, source = ?, content_type = ?, byte_size = ?, checksum_sha256 = ?,
-               metadata = ?, commit_sha = ?, version = ?, updated_at = ?, deleted_at = NULL WHERE id = ?`,
-          ).run(
-            d.path,
-            d.title,
-            d.source,
-            d.content_type,
-            d.byte_size,
-            d.checksum_sha256,
-            meta,
-            d.commit_sha,
-            version,
-            d.updated_at,
-            d.id,
-          );
-        } else {
-          this.#prepare(
-            `INSERT INTO documents (id, brain_id, path, title, source, content_type, byte_size, checksum_sha256, metadata,
-               commit_sha, version, created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-          ).run(
-            d.id,
-            d.brain_id,
-            d.path,
-            d.title,
-            d.source,
-            d.content_type,
-            d.byte_size,
-            d.checksum_sha256,
-            meta,
-            d.commit_sha,
-            version,
-            d.created_at,
-            d.updated_at,
-          );
-        }
+        // One upsert: a new document gets its row, an existing one its new current version.
+        this.#prepare(
+          `INSERT INTO documents (id, brain_id, path, title, source, content_type, byte_size, checksum_sha256, metadata,
+             commit_sha, version, created_at, updated_at, deleted_at)
+           VALUES ($id, $brain_id, $path, $title, $source, $content_type, $byte_size, $checksum, $metadata,
+             $commit_sha, $version, $created_at, $updated_at, NULL)
+           ON CONFLICT (id) DO UPDATE SET path = excluded.path, title = excluded.title, source = excluded.source,
+             content_type = excluded.content_type, byte_size = excluded.byte_size,
+             checksum_sha256 = excluded.checksum_sha256, metadata = excluded.metadata, commit_sha = excluded.commit_sha,
+             version = excluded.version, updated_at = excluded.updated_at, deleted_at = NULL`,
+        ).run({
+          id: d.id,
+          brain_id: d.brain_id,
+          path: d.path,
+          title: d.title,
+          source: d.source,
+          content_type: d.content_type,
+          byte_size: d.byte_size,
+          checksum: d.checksum_sha256,
+          metadata: meta,
+          commit_sha: d.commit_sha,
+          version,
+          created_at: d.created_at,
+          updated_at: d.updated_at,
+        });
         this.#prepare(
           `INSERT INTO document_versions (document_id, version, commit_sha, title, path, content, metadata, checksum_sha256, byte_size, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
