@@ -4,6 +4,8 @@ import { VERSION } from "../version.ts";
 import type { Command, CommandContext } from "./context.ts";
 import { EXIT, exitCodeFor } from "./exit_codes.ts";
 import { brainsCommand } from "./commands/brains.ts";
+import { exportCommand } from "./commands/export.ts";
+import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { rememberCommand } from "./commands/remember.ts";
 import { searchCommand } from "./commands/search.ts";
@@ -18,6 +20,8 @@ const COMMANDS: Record<string, Command> = {
   ingest: ingestCommand,
   search: searchCommand,
   brains: brainsCommand,
+  export: exportCommand,
+  import: importCommand,
   version: versionCommand,
 };
 
@@ -33,6 +37,8 @@ commands:
   ingest PATH|URL...     ingest files, folders (walked) and web pages
   search QUERY           full-text search
   brains list|create     list or create brains
+  export DIR             write a brain out as markdown files with front matter
+  import DIR             read a folder of markdown files (a vault) into a brain
   version                print version information
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.

@@ -25,10 +25,9 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
     await Deno.permissions.revoke(desc);
     revoked.push(label);
   };
-  // One-shot commands have read everything they need from the environment by now. Long-running
-  // and ingesting modes keep env: Deno cannot narrow a granted --allow-env to ENGRAM_*, and
-  // libraries read variables at call time (node-html-markdown reads LOG_PERF per conversion).
-  if (mode === "cli") await revoke({ name: "env" }, "env");
+  // env is kept in every mode: Deno cannot narrow a granted --allow-env to ENGRAM_*, and
+  // libraries read variables at call time (yaml reads LOG_TOKENS per parse, node-html-markdown
+  // LOG_PERF per conversion), so revoking it breaks them midway.
   if (mode === "cli" || mode === "ingest") {
     await revoke({ name: "run" }, "run");
     // `engram ingest` fetches URLs; the other one-shot commands never touch the network.

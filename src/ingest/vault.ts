@@ -14,7 +14,7 @@ import {
 import { deriveTitle, normalizePath } from "../core/markdown/naming.ts";
 import { findHeadings } from "../core/markdown/structure.ts";
 import type { MemoryService } from "../core/memory_service.ts";
-import type { CallerContext, DocumentWithContent, Metadata } from "../core/types.ts";
+import type { Brain, CallerContext, DocumentWithContent, Metadata } from "../core/types.ts";
 
 /** Ids engram issues; another front matter `id` (a Zettelkasten number, say) stays metadata. */
 const DOC_ID = /^doc_[0-9A-Za-z]{1,64}$/;
@@ -31,37 +31,33 @@ export interface VaultOptions {
   onProgress?: (done: number, total: number, file: string) => void;
 }
 
-/** A file that could not be exported or imported, with the reason. */
+/** A file (relative to the vault, `/`-separated) that could not be exported or imported, and why. */
 export interface VaultFailure {
-  /** Path relative to the vault folder, `/`-separated. */
   file: string;
   error: string;
 }
 
-/** What exportVault did. */
-export interface ExportSummary {
+/** What both operations report. */
+interface VaultSummary {
   brain_id: string;
   brain_slug: string;
+  /** The vault folder, absolute. */
   dir: string;
-  /** Files written, one per live document. */
-  documents: number;
   failed: VaultFailure[];
   took_ms: number;
 }
 
-/** What importVault did. */
-export interface ImportSummary {
-  brain_id: string;
-  brain_slug: string;
-  dir: string;
-  /** Markdown files found (dot-folders skipped). */
+/** What exportVault did: `documents` files written, one per live document. */
+export interface ExportSummary extends VaultSummary {
+  documents: number;
+}
+
+/** What importVault did: of `files` markdown files, `imported` made a document or a version. */
+export interface ImportSummary extends VaultSummary {
   files: number;
-  /** Files that created a document or a new version. */
   imported: number;
   /** Files whose document already matched them: no new version. */
   unchanged: number;
-  failed: VaultFailure[];
-  took_ms: number;
 }
 
 /**
@@ -99,17 +95,9 @@ export async function exportVault(
     } catch (err) {
       failed.push({ file, error: messageOf(err) });
     }
-    done++;
-    options.onProgress?.(done, Math.max(total, done), file);
+    options.onProgress?.(++done, Math.max(total, done), file);
   }
-  return {
-    brain_id: brain.id,
-    brain_slug: brain.slug,
-    dir,
-    documents: owners.size,
-    failed,
-    took_ms: Math.round(performance.now() - started),
-  };
+  return { ...summaryOf(brain, { dir, failed, started }), documents: owners.size };
 }
 
 /**
@@ -142,36 +130,26 @@ export async function importVault(
     options.onProgress?.(i + 1, files.length, file);
   }
   return {
-    brain_id: brain.id,
-    brain_slug: brain.slug,
-    dir,
+    ...summaryOf(brain, { dir, failed, started }),
     files: files.length,
     imported,
     unchanged,
-    failed,
-    took_ms: Math.round(performance.now() - started),
   };
 }
 
 /** Checks that `dir` is a folder: missing is `not_found` (created instead with `create`), a file is `invalid_argument`. */
 export async function checkVaultDir(dir: string, options: { create: boolean }): Promise<void> {
-  let stat: Deno.FileInfo;
-  try {
-    stat = await Deno.stat(dir);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) {
-      throw new EngramError("forbidden", `cannot open vault folder ${dir}: ${messageOf(err)}`);
-    }
-    if (!options.create) {
-      throw new EngramError(
-        "not_found",
-        `vault folder ${dir} does not exist; give the folder that holds the markdown files`,
-      );
-    }
-    await Deno.mkdir(dir, { recursive: true });
-    return;
-  }
-  if (!stat.isDirectory) {
+  const stat = await Deno.stat(dir).catch((err) => {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw new EngramError("forbidden", `cannot open vault folder ${dir}: ${messageOf(err)}`);
+  });
+  if (stat === null && options.create) await Deno.mkdir(dir, { recursive: true });
+  else if (stat === null) {
+    throw new EngramError(
+      "not_found",
+      `vault folder ${dir} does not exist; give the folder that holds the markdown files`,
+    );
+  } else if (!stat.isDirectory) {
     throw new EngramError(
       "invalid_argument",
       `${dir} is a file, not a folder; give the vault folder (its markdown files are read recursively)`,
@@ -181,8 +159,7 @@ export async function checkVaultDir(dir: string, options: { create: boolean }): 
 
 /** The vault file of a document path: no leading slash, `.md` appended when missing. */
 function vaultFile(path: string): string {
-  const file = path.replace(/^\/+/, "");
-  return MARKDOWN.test(file) ? file : `${file}.md`;
+  return path.replace(/^\/+/, "").replace(/(?<!\.md)$/i, ".md");
 }
 
 /** Front matter, one blank line (removed again on import), then the content as stored. */
@@ -209,18 +186,15 @@ async function writeInside(root: string, file: string, text: string): Promise<vo
   let at = root;
   for (const segment of rel.split(sep)) {
     at = join(at, segment);
-    let stat: Deno.FileInfo | null = null;
-    try {
-      stat = await Deno.lstat(at);
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
+    const where = relative(root, at);
+    const stat = await Deno.lstat(at).catch((err) => {
+      if (err instanceof Deno.errors.NotFound) return null;
+      throw err;
+    });
     if (stat?.isSymlink) {
       throw new EngramError(
         "forbidden",
-        `${
-          relative(root, at)
-        } in the vault is a symbolic link; export does not write through links — remove it or export to an empty folder`,
+        `${where} is a symbolic link; export does not write through links — remove it or export elsewhere`,
       );
     }
     if (at === target) break;
@@ -228,7 +202,7 @@ async function writeInside(root: string, file: string, text: string): Promise<vo
     else if (!stat.isDirectory) {
       throw new EngramError(
         "conflict",
-        `${relative(root, at)} in the vault is a file where a folder is needed; move it away`,
+        `${where} is a file where a folder is needed; move it away`,
       );
     }
   }
@@ -302,21 +276,17 @@ async function importFile(
   return !live || doc.version !== existing.version;
 }
 
-/** UTF-8 text of a note, or `invalid_argument` for binary and oversized files. */
+/** UTF-8 text of a note, or `invalid_argument` for binary and `file_too_large` for huge files. */
 function decodeNote(bytes: Uint8Array, file: string): string {
-  let text: string;
+  let text: string | null = null;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
+  } catch { /* reported below */ }
+  if (text === null || text.includes("\0")) {
+    const why = text === null ? "is not UTF-8 text" : "contains NUL bytes, so it looks binary";
     throw new EngramError(
       "invalid_argument",
-      `${file} is not UTF-8 text; save it as UTF-8 markdown or move it out of the vault`,
-    );
-  }
-  if (text.includes("\0")) {
-    throw new EngramError(
-      "invalid_argument",
-      `${file} contains NUL bytes, so it looks binary; move it out of the vault`,
+      `${file} ${why}; save it as UTF-8 markdown or move it out of the vault`,
     );
   }
   if (text.length > LIMITS.contentChars) {
@@ -326,6 +296,15 @@ function decodeNote(bytes: Uint8Array, file: string): string {
     );
   }
   return text;
+}
+
+function summaryOf(
+  brain: Brain,
+  options: { dir: string; failed: VaultFailure[]; started: number },
+): VaultSummary {
+  const { dir, failed, started } = options;
+  const took_ms = Math.round(performance.now() - started);
+  return { brain_id: brain.id, brain_slug: brain.slug, dir, failed, took_ms };
 }
 
 function messageOf(err: unknown): string {

@@ -53,11 +53,11 @@ Deno.test("stdio mode at tier write keeps net for URL ingestion", async () => {
   assert.ok(!r.revoked.includes("net"));
 });
 
-Deno.test("cli mode: run, net and env are dropped entirely", async () => {
+Deno.test("cli mode: run and net are dropped entirely; env is kept for libraries", async () => {
   const r = await probe("cli", "mcp:\n  stdio_allowed_commands: [deno]\n", ["deno"]);
   assert.equal(r.results.deno, "NotCapable");
-  assert.equal(r.env, "NotCapable");
-  assert.ok(r.revoked.includes("run") && r.revoked.includes("net") && r.revoked.includes("env"));
+  assert.equal(r.env, "ok");
+  assert.ok(r.revoked.includes("run") && r.revoked.includes("net"));
 });
 
 Deno.test("the run ceiling is a list everywhere: compile task and deno.json tasks", async () => {

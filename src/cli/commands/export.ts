@@ -1,0 +1,101 @@
+/** @module `engram export`: write a brain out as a folder of markdown files with front matter. */
+import cliProgress from "cli-progress";
+import process from "node:process";
+import { resolve } from "node:path";
+import { loadConfig } from "../../config/load.ts";
+import { exportVault, type VaultFailure } from "../../ingest/vault.ts";
+import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { EXIT } from "../exit_codes.ts";
+import { applyModePermissions } from "../permissions.ts";
+import { CLI_CALLER, openRuntime } from "../runtime.ts";
+
+/** Usage of `engram export`. */
+export const EXPORT_SPEC: CommandSpec = {
+  name: "export",
+  usage: "engram export DIR [--brain SLUG] [--json]",
+  summary: "Write every live document of a brain to DIR/<document path> as markdown with YAML " +
+    "front matter (id, title, tags, created_at, updated_at, metadata). DIR is created when " +
+    "missing; existing files are overwritten. Read it back with engram import.",
+  options: {
+    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    json: { type: "boolean", help: "print the summary as JSON" },
+  },
+  positionals: [1, 1],
+};
+
+/** Exports the brain and prints a summary; exit 1 when a document could not be written. */
+export async function exportCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseCommand(argv, EXPORT_SPEC);
+  if (args.help) {
+    ctx.out.line(helpText(EXPORT_SPEC));
+    return EXIT.ok;
+  }
+  const dir = resolve(ctx.cwd, args.positionals[0]);
+  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
+  const runtime = await openRuntime(config);
+  try {
+    await applyModePermissions("cli", config);
+    const progress = terminalProgress(ctx, "exporting", args.values.json === true);
+    const summary = await exportVault(runtime.service, CLI_CALLER, {
+      brain: args.values.brain as string | undefined,
+      dir,
+      onProgress: progress.update,
+    });
+    progress.done();
+    if (args.values.json) ctx.out.json(summary);
+    else {
+      ctx.out.line(
+        `exported ${summary.documents} document${
+          plural(summary.documents)
+        } from brain "${summary.brain_slug}" to ${summary.dir}`,
+      );
+    }
+    return reportFailures(ctx, summary.failed, "exported");
+  } finally {
+    runtime.close();
+  }
+}
+
+/** Lists failed files on stderr; the exit code: 1 when any failed, else 0. */
+export function reportFailures(ctx: CommandContext, failed: VaultFailure[], verb: string): number {
+  if (failed.length === 0) return EXIT.ok;
+  for (const f of failed) ctx.out.warn(`failed: ${f.file}: ${f.error}`);
+  ctx.out.warn(
+    `engram: ${failed.length} file${
+      plural(failed.length)
+    } could not be ${verb}; see the list above`,
+  );
+  return EXIT.error;
+}
+
+/** A progress bar on stderr when stdout is a terminal (as `engram ingest` shows); else silent. */
+export function terminalProgress(
+  ctx: CommandContext,
+  verb: string,
+  quiet: boolean,
+): { update: (done: number, total: number) => void; done: () => void } {
+  if (quiet || !ctx.out.isTerminal) return { update: () => {}, done: () => {} };
+  const bar = new cliProgress.SingleBar({
+    format: `${verb} {bar} {value}/{total}`,
+    stream: process.stderr,
+    hideCursor: true,
+  }, cliProgress.Presets.shades_classic);
+  let started = false;
+  return {
+    update: (done, total) => {
+      if (!started) bar.start(total, 0);
+      started = true;
+      bar.setTotal(total);
+      bar.update(done);
+    },
+    done: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+/** "s" unless exactly one. */
+export function plural(n: number): string {
+  return n === 1 ? "" : "s";
+}

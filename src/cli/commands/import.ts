@@ -1,0 +1,59 @@
+/** @module `engram import`: read a folder of markdown files (an Obsidian-style vault) into a brain. */
+import { resolve } from "node:path";
+import { loadConfig } from "../../config/load.ts";
+import { checkVaultDir, importVault } from "../../ingest/vault.ts";
+import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { EXIT } from "../exit_codes.ts";
+import { applyModePermissions } from "../permissions.ts";
+import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { plural, reportFailures, terminalProgress } from "./export.ts";
+
+/** Usage of `engram import`. */
+export const IMPORT_SPEC: CommandSpec = {
+  name: "import",
+  usage: "engram import DIR [--brain SLUG] [--json]",
+  summary: "Store every *.md under DIR (dot-folders such as .obsidian skipped) at path " +
+    "/<file relative to DIR>. Front matter gives title, tags, metadata, id and timestamps; wiki " +
+    "links become backlinks. Unchanged files make no new version. Exit 1 when a file failed.",
+  options: {
+    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    json: { type: "boolean", help: "print the summary as JSON" },
+  },
+  positionals: [1, 1],
+};
+
+/** Imports the folder and prints a summary; exit 1 when a file could not be imported. */
+export async function importCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseCommand(argv, IMPORT_SPEC);
+  if (args.help) {
+    ctx.out.line(helpText(IMPORT_SPEC));
+    return EXIT.ok;
+  }
+  const dir = resolve(ctx.cwd, args.positionals[0]);
+  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
+  // A wrong folder fails before the database is opened or created.
+  await checkVaultDir(dir, { create: false });
+  const runtime = await openRuntime(config);
+  try {
+    await applyModePermissions("cli", config);
+    const progress = terminalProgress(ctx, "importing", args.values.json === true);
+    const summary = await importVault(runtime.service, CLI_CALLER, {
+      brain: args.values.brain as string | undefined,
+      dir,
+      onProgress: progress.update,
+    });
+    progress.done();
+    if (args.values.json) ctx.out.json(summary);
+    else {
+      ctx.out.line(
+        `imported ${summary.imported} of ${summary.files} file${
+          plural(summary.files)
+        } into brain "${summary.brain_slug}" from ${summary.dir} (${summary.unchanged} unchanged, ${summary.failed.length} failed)`,
+      );
+    }
+    return reportFailures(ctx, summary.failed, "imported");
+  } finally {
+    runtime.close();
+  }
+}
