@@ -1,6 +1,4 @@
 /** @module `engram export`: write a brain out as a folder of markdown files with front matter. */
-import cliProgress from "cli-progress";
-import process from "node:process";
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.ts";
 import { exportVault, type VaultFailure } from "../../ingest/vault.ts";
@@ -8,6 +6,7 @@ import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.t
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { applyModePermissions } from "../permissions.ts";
+import { terminalProgress } from "../progress.ts";
 import { CLI_CALLER, openRuntime } from "../runtime.ts";
 
 /** Usage of `engram export`. */
@@ -67,32 +66,6 @@ export function reportFailures(ctx: CommandContext, failed: VaultFailure[], verb
     } could not be ${verb}; see the list above`,
   );
   return EXIT.error;
-}
-
-/** A progress bar on stderr when stdout is a terminal (as `engram ingest` shows); else silent. */
-export function terminalProgress(
-  ctx: CommandContext,
-  verb: string,
-  quiet: boolean,
-): { update: (done: number, total: number) => void; done: () => void } {
-  if (quiet || !ctx.out.isTerminal) return { update: () => {}, done: () => {} };
-  const bar = new cliProgress.SingleBar({
-    format: `${verb} {bar} {value}/{total}`,
-    stream: process.stderr,
-    hideCursor: true,
-  }, cliProgress.Presets.shades_classic);
-  let started = false;
-  return {
-    update: (done, total) => {
-      if (!started) bar.start(total, 0);
-      started = true;
-      bar.setTotal(total);
-      bar.update(done);
-    },
-    done: () => {
-      if (started) bar.stop();
-    },
-  };
 }
 
 /** "s" unless exactly one. */

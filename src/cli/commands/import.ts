@@ -7,7 +7,8 @@ import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { CLI_CALLER, openRuntime } from "../runtime.ts";
-import { plural, reportFailures, terminalProgress } from "./export.ts";
+import { terminalProgress } from "../progress.ts";
+import { plural, reportFailures } from "./export.ts";
 
 /** Usage of `engram import`. */
 export const IMPORT_SPEC: CommandSpec = {

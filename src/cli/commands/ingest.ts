@@ -1,6 +1,4 @@
 /** @module `engram ingest PATH|URL...`: files, folders and web pages into a brain. */
-import cliProgress from "cli-progress";
-import process from "node:process";
 import { loadConfig } from "../../config/load.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
 import type { IngestResponse } from "../../core/types.ts";
@@ -11,6 +9,7 @@ import { walkFiles } from "../../ingest/walk.ts";
 import { type CommandSpec, configFlags, helpText, parseCommand, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { applyModePermissions } from "../permissions.ts";
+import { terminalProgress } from "../progress.ts";
 import { CLI_CALLER, openRuntime } from "../runtime.ts";
 
 /** Usage of `engram ingest`. */
@@ -74,14 +73,8 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
   const done: { source: string; result?: IngestResponse; error?: string }[] = [];
   try {
     await applyModePermissions("ingest", config);
-    const bar = ctx.out.isTerminal && !args.values.json && items.length > 1
-      ? new cliProgress.SingleBar({
-        format: "ingesting {bar} {value}/{total} {file}",
-        stream: process.stderr,
-        hideCursor: true,
-      }, cliProgress.Presets.shades_classic)
-      : null;
-    bar?.start(items.length, 0, { file: "" });
+    const progress = terminalProgress(ctx, "ingesting", args.values.json === true);
+    let finished = 0;
     // A few files in flight at once: reading and extracting overlap while SQLite writes one at a time.
     const results: ({ source: string; result?: IngestResponse; error?: string } | undefined)[] = [];
     let next = 0;
@@ -113,7 +106,7 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
           if (e.code === "no_brain") throw e;
           results[index] = { source: item.source, error: `${e.code}: ${e.message}` };
         }
-        bar?.increment(1, { file: item.source.split("/").pop() });
+        progress.update(++finished, items.length);
       }
     };
     while (next < items.length) {
@@ -121,7 +114,7 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
       await runtime.store.batch(() => Promise.all(Array.from({ length: CONCURRENCY }, worker)));
     }
     done.push(...results.filter((r) => r !== undefined));
-    bar?.stop();
+    progress.done();
   } finally {
     runtime.close();
   }
