@@ -91,6 +91,12 @@ export interface MemoryStore {
   completeJob(id: string, result: Record<string, unknown>): Promise<void>;
   /** Marks a job failed for good, or puts it back in the queue to retry. */
   failJob(id: string, error: string, options: { retry: boolean }): Promise<void>;
+  /** A queued or running job of `kind` in a brain whose payload has these values, or null. */
+  findActiveJob(
+    kind: string,
+    brainId: string,
+    payload: Record<string, string>,
+  ): Promise<JobRecord | null>;
   /** A job by id. */
   getJob(id: string): Promise<JobRecord | null>;
 

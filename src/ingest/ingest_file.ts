@@ -51,7 +51,13 @@ export async function ingestFile(
     file.size > args.queueBytes &&
     !(existing?.deleted_at === null && existing.metadata.source_hash === hash)
   ) {
-    const documentId = existing?.id ?? newId("doc");
+    // The same bytes queued again while the first job waits: answer with that job and its id.
+    const active = await service.store.findActiveJob(INGEST_FILE_JOB, brain.id, {
+      doc_path: docPath,
+      hash,
+    });
+    const documentId = (active?.payload.document_id as string | undefined) ?? existing?.id ??
+      newId("doc");
     const payload: IngestFileJobPayload = {
       real_path: file.realPath,
       format,
@@ -60,7 +66,7 @@ export async function ingestFile(
       hash,
       name: args.path,
     };
-    const job = await service.store.enqueueJob({
+    const job = active ?? await service.store.enqueueJob({
       id: newId("job"),
       kind: INGEST_FILE_JOB,
       brain_id: brain.id,

@@ -72,6 +72,20 @@ export function failJob(db: DatabaseSync, id: string, error: string, retry: bool
   ).run(retry ? "queued" : "failed", error, now, retry ? null : now, id);
 }
 
+/** A queued or running job of a kind whose payload has the given values. */
+export function findActiveJob(
+  db: DatabaseSync,
+  o: { kind: string; brainId: string; payload: Record<string, string> },
+): JobRecord | null {
+  const keys = Object.keys(o.payload);
+  const row = db.prepare(
+    `SELECT * FROM jobs WHERE kind = ? AND brain_id = ? AND status IN ('queued','running')
+       ${keys.map(() => "AND json_extract(payload, ?) = ?").join(" ")}
+     ORDER BY created_at LIMIT 1`,
+  ).get(o.kind, o.brainId, ...keys.flatMap((k) => [`$.${k}`, o.payload[k]]));
+  return row ? toJob(row) : null;
+}
+
 /** A job by id. */
 export function getJob(db: DatabaseSync, id: string): JobRecord | null {
   const row = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);

@@ -22,7 +22,15 @@ import type {
 import { type Prepares, transaction, translateSqliteError } from "./database.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
-import { claimJob, completeJob, enqueueJob, failJob, getJob, renewJob } from "./sqlite_jobs.ts";
+import {
+  claimJob,
+  completeJob,
+  enqueueJob,
+  failJob,
+  findActiveJob,
+  getJob,
+  renewJob,
+} from "./sqlite_jobs.ts";
 
 /** MemoryStore over one node:sqlite connection. */
 export class SqliteStore implements MemoryStore {
@@ -281,6 +289,14 @@ export class SqliteStore implements MemoryStore {
 
   failJob(id: string, error: string, options: { retry: boolean }): Promise<void> {
     return this.#run(() => failJob(this.#db, id, error, options.retry));
+  }
+
+  findActiveJob(
+    kind: string,
+    brainId: string,
+    payload: Record<string, string>,
+  ): Promise<JobRecord | null> {
+    return this.#run(() => findActiveJob(this.#db, { kind, brainId, payload }));
   }
 
   getJob(id: string): Promise<JobRecord | null> {

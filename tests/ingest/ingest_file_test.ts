@@ -270,3 +270,16 @@ Deno.test("ingestFile checks the file before the brain: an unknown brain stores 
   );
   assert.equal(await documentCount(s.service), 0);
 });
+
+Deno.test("queueing the same large file twice before it runs answers with the same job and document id", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const file = `${dir.path}/big.md`;
+  await Deno.writeTextFile(file, "# Big\n" + "word ".repeat(2000));
+  const o = { path: file, roots: [dir.path], cwd: dir.path, queueBytes: 100 };
+  const first = await ingestFile(s.service, ADMIN, o);
+  const second = await ingestFile(s.service, ADMIN, o);
+  assert.equal(first.status, "queued");
+  assert.equal(second.job_id, first.job_id);
+  assert.equal(second.document_id, first.document_id);
+});
