@@ -19,6 +19,7 @@ import type {
   TimelineEntry,
   Visibility,
 } from "../core/types.ts";
+import { AuditWriter } from "./audit_writer.ts";
 import { type Prepares, transaction, translateSqliteError } from "./database.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
@@ -38,9 +39,11 @@ export class SqliteStore implements MemoryStore {
   /** Prepared once per connection: preparing costs more than running most of these statements. */
   #statements = new Map<string, StatementSync>();
   #cached: Prepares = { prepare: (sql: string) => this.#prepare(sql) };
+  #audit: AuditWriter;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#audit = new AuditWriter(db, this.#cached);
   }
 
   /** The underlying connection, for maintenance commands and benchmarks. */
@@ -304,25 +307,8 @@ export class SqliteStore implements MemoryStore {
   }
 
   audit(e: AuditEntry): Promise<void> {
-    return this.#run(() => {
-      this.#prepare(
-        `INSERT INTO audit (at, client_id, transport, session_id, tier, kind, name, brain_id, args_digest, outcome, error_code, latency_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        new Date().toISOString(),
-        e.client_id,
-        e.transport,
-        e.session_id,
-        e.tier,
-        e.kind,
-        e.name,
-        e.brain_id,
-        e.args_digest,
-        e.outcome,
-        e.error_code,
-        e.latency_ms,
-      );
-    });
+    this.#audit.add(e);
+    return Promise.resolve();
   }
 
   /**
@@ -343,7 +329,12 @@ export class SqliteStore implements MemoryStore {
   }
 
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    try {
+      this.#audit.flushNow();
+    } finally {
+      this.#db.close();
+    }
   }
 
   #prepare(sql: string): StatementSync {

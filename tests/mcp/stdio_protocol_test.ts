@@ -185,3 +185,26 @@ Deno.test("stdio: every call is written to the audit table with client, transpor
     );
   }
 });
+
+Deno.test("stdio: a search answers while another process holds the write lock; its audit row lands later", async () => {
+  await using dir = await tempDir();
+  await using s = await connectStdio(dir.path, { args: ["--tier", "write"] });
+  await callOk(s.client, "memory_remember", { content: "# Locked\nwhile importing" });
+  const other = new DatabaseSync(`${dir.path}/engram.db`);
+  other.exec("BEGIN IMMEDIATE"); // another writer, e.g. a bulk import, holds the lock
+  const found = await callOk<{ hits: unknown[] }>(s.client, "memory_search", {
+    query: "importing",
+  });
+  assert.equal(found.hits.length, 1);
+  other.exec("COMMIT");
+  other.close();
+  await s.client.close();
+  const db = new DatabaseSync(`${dir.path}/engram.db`);
+  const names = db.prepare("SELECT name FROM audit ORDER BY rowid").all().map((r) => r.name);
+  db.close();
+  assert.deepEqual(
+    names,
+    ["memory_remember", "memory_search"],
+    "the queued audit row was written after the lock was released",
+  );
+});
