@@ -3,26 +3,18 @@ import { EngramError, toEngramError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
 import type { Command, CommandContext } from "./context.ts";
 import { EXIT, exitCodeFor } from "./exit_codes.ts";
-import { brainsCommand } from "./commands/brains.ts";
-import { exportCommand } from "./commands/export.ts";
-import { importCommand } from "./commands/import.ts";
-import { ingestCommand } from "./commands/ingest.ts";
-import { rememberCommand } from "./commands/remember.ts";
-import { searchCommand } from "./commands/search.ts";
-import { serveCommand } from "./commands/serve.ts";
-import { stdioCommand } from "./commands/stdio.ts";
-import { versionCommand } from "./commands/version.ts";
 
-const COMMANDS: Record<string, Command> = {
-  stdio: stdioCommand,
-  serve: serveCommand,
-  remember: rememberCommand,
-  ingest: ingestCommand,
-  search: searchCommand,
-  brains: brainsCommand,
-  export: exportCommand,
-  import: importCommand,
-  version: versionCommand,
+/** Each command is loaded on dispatch, so `engram stdio` never loads what `ingest` or `export` need. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  stdio: async () => (await import("./commands/stdio.ts")).stdioCommand,
+  serve: async () => (await import("./commands/serve.ts")).serveCommand,
+  remember: async () => (await import("./commands/remember.ts")).rememberCommand,
+  ingest: async () => (await import("./commands/ingest.ts")).ingestCommand,
+  search: async () => (await import("./commands/search.ts")).searchCommand,
+  brains: async () => (await import("./commands/brains.ts")).brainsCommand,
+  export: async () => (await import("./commands/export.ts")).exportCommand,
+  import: async () => (await import("./commands/import.ts")).importCommand,
+  version: async () => (await import("./commands/version.ts")).versionCommand,
 };
 
 /** Top-level help. */
@@ -58,12 +50,12 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       ctx.out.line(MAIN_HELP);
       return EXIT.ok;
     }
-    if (name === "--version" || name === "-V") return await versionCommand([], ctx);
-    const command = COMMANDS[name];
-    if (!command) {
+    if (name === "--version" || name === "-V") return await (await COMMANDS.version())([], ctx);
+    const load = COMMANDS[name];
+    if (!load) {
       throw new EngramError("invalid_argument", `unknown command "${name}"; see: engram --help`);
     }
-    return await command(rest, ctx);
+    return await (await load())(rest, ctx);
   } catch (err) {
     const e = toEngramError(err);
     ctx.out.warn(`engram: ${e.code === "invalid_argument" ? "" : `${e.code}: `}${e.message}`);

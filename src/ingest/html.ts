@@ -2,9 +2,6 @@
  * @module Turns fetched bytes into text, and HTML pages into readable markdown (main content
  * only, links absolute).
  */
-import { parseHTML } from "linkedom";
-import { Readability } from "@mozilla/readability";
-import { NodeHtmlMarkdown } from "node-html-markdown";
 import { EngramError } from "../core/errors.ts";
 
 /** A page converted to markdown. */
@@ -23,8 +20,21 @@ const URL_ATTRIBUTES: readonly (readonly [string, string])[] = [
   ["audio[src]", "src"],
 ];
 
-// One converter for all pages: construction compiles its translators.
-const converter = new NodeHtmlMarkdown({ keepDataImages: false });
+/**
+ * The HTML libraries, loaded on first use: they cost ~150 ms and ~15 MB at start-up, which every
+ * `engram stdio` would pay though most sessions never fetch a page. (Modules are cached after the
+ * first import.)
+ */
+async function libraries() {
+  const [{ parseHTML }, { Readability }, { NodeHtmlMarkdown }] = await Promise.all([
+    import("linkedom"),
+    import("@mozilla/readability"),
+    import("node-html-markdown"),
+  ]);
+  return { parseHTML, Readability, converter: new NodeHtmlMarkdown({ keepDataImages: false }) };
+}
+
+type Libraries = Awaited<ReturnType<typeof libraries>>;
 
 /** The slice of a linkedom element this module touches (engram type-checks without the DOM lib). */
 interface HtmlElement {
@@ -45,7 +55,7 @@ interface HtmlDocument {
 }
 
 /** Parses a page with linkedom. */
-function parseDocument(html: string): HtmlDocument {
+function parseDocument(html: string, parseHTML: Libraries["parseHTML"]): HtmlDocument {
   return (parseHTML(html) as unknown as { document: HtmlDocument }).document;
 }
 
@@ -79,11 +89,12 @@ function absolutizeLinks(document: HtmlDocument, url: string): void {
 /** Readability's view of the page's main content, or null when it finds none. */
 function extractArticle(
   document: HtmlDocument,
+  Readability: Libraries["Readability"],
 ): { title: string; content: string } | null {
   try {
     // Readability mutates the document it reads; give it a copy so the <body> fallback stays intact.
     const copy = document.cloneNode(true);
-    const article = new Readability(copy).parse();
+    const article = new Readability(copy as ConstructorParameters<typeof Readability>[0]).parse();
     if (!article?.content || !article.textContent?.trim()) return null;
     return { title: article.title?.trim() ?? "", content: article.content };
   } catch {
@@ -96,10 +107,11 @@ function extractArticle(
  * Converts an HTML page to markdown: Readability's main content (menus, nav, footers dropped),
  * else the whole <body>; links absolute against `url`. Title: article, else <title>, else the URL.
  */
-export function htmlToMarkdown(html: string, url: string): HtmlMarkdown {
-  const document = parseDocument(html);
+export async function htmlToMarkdown(html: string, url: string): Promise<HtmlMarkdown> {
+  const { parseHTML, Readability, converter } = await libraries();
+  const document = parseDocument(html, parseHTML);
   absolutizeLinks(document, url);
-  const article = extractArticle(document);
+  const article = extractArticle(document, Readability);
   const pageTitle = document.querySelector("title")?.textContent?.trim() ?? "";
   let markdown = article ? converter.translate(article.content).trim() : "";
   if (markdown === "") {

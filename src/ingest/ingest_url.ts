@@ -36,7 +36,7 @@ export async function ingestUrl(
   let content: string;
   let title: string | undefined;
   if (type === "text/html" || type === "application/xhtml+xml") {
-    const page = htmlToMarkdown(decodeText(body.bytes, body.contentType), body.url);
+    const page = await htmlToMarkdown(decodeText(body.bytes, body.contentType), body.url);
     title = page.title;
     content = page.markdown;
   } else if (type === "application/pdf") {

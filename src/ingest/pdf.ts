@@ -1,5 +1,4 @@
 /** @module PDF text extraction (unpdf: pdf.js built for server runtimes, no native code). */
-import { extractText, getDocumentProxy } from "unpdf";
 import { EngramError } from "../core/errors.ts";
 
 /** Text of a PDF as markdown, one `## Page N` section per page, and its title when it has one. */
@@ -7,6 +6,8 @@ export async function pdfToMarkdown(
   bytes: Uint8Array,
   name: string,
 ): Promise<{ title?: string; markdown: string }> {
+  // Loaded on first use: pdf.js is large, and most sessions never read a PDF.
+  const { extractText, getDocumentProxy } = await import("unpdf");
   let doc;
   try {
     // verbosity 0: pdf.js must never write warnings to stdout, which carries JSON-RPC in stdio mode.

@@ -21,8 +21,11 @@ const ARTICLE_PAGE = `<!doctype html>
   <script>window.tracking = "should not appear";</script>
 </body></html>`;
 
-Deno.test("htmlToMarkdown: keeps the main content and drops nav, footer and scripts", () => {
-  const { title, markdown } = htmlToMarkdown(ARTICLE_PAGE, "https://blog.example/posts/engrams");
+Deno.test("htmlToMarkdown: keeps the main content and drops nav, footer and scripts", async () => {
+  const { title, markdown } = await htmlToMarkdown(
+    ARTICLE_PAGE,
+    "https://blog.example/posts/engrams",
+  );
   assert.equal(title, "Site name | Article");
   assert.match(markdown, /Understanding Engrams/);
   assert.match(markdown, /substance of the article/);
@@ -31,8 +34,8 @@ Deno.test("htmlToMarkdown: keeps the main content and drops nav, footer and scri
   assert.doesNotMatch(markdown, /tracking/);
 });
 
-Deno.test("htmlToMarkdown: relative links and images become absolute", () => {
-  const { markdown } = htmlToMarkdown(ARTICLE_PAGE, "https://blog.example/posts/engrams");
+Deno.test("htmlToMarkdown: relative links and images become absolute", async () => {
+  const { markdown } = await htmlToMarkdown(ARTICLE_PAGE, "https://blog.example/posts/engrams");
   assert.match(
     markdown,
     /\[the setup guide\]\(https:\/\/blog\.example\/posts\/guide\/setup\.html\)/,
@@ -43,40 +46,40 @@ Deno.test("htmlToMarkdown: relative links and images become absolute", () => {
   assert.match(markdown, /Jump to notes/);
 });
 
-Deno.test("htmlToMarkdown: a <base href> is honoured for relative links", () => {
+Deno.test("htmlToMarkdown: a <base href> is honoured for relative links", async () => {
   const html = `<html><head><base href="https://cdn.example/docs/"><title>B</title></head>
     <body><p>Read <a href="intro.html">the intro</a>.</p></body></html>`;
-  const { markdown } = htmlToMarkdown(html, "https://site.example/page");
+  const { markdown } = await htmlToMarkdown(html, "https://site.example/page");
   assert.match(markdown, /\(https:\/\/cdn\.example\/docs\/intro\.html\)/);
 });
 
-Deno.test("htmlToMarkdown: a page Readability finds nothing in falls back to the body", () => {
+Deno.test("htmlToMarkdown: a page Readability finds nothing in falls back to the body", async () => {
   // Readability discards <aside> and images without text and so returns no article for these.
   const html = `<html><head><title>Tiny</title></head><body>
     <aside>Short note with <a href="/x">a link</a>.</aside><script>var hidden = 1;</script>
     <style>.x { color: red }</style></body></html>`;
-  const { title, markdown } = htmlToMarkdown(html, "https://tiny.example/a/b");
+  const { title, markdown } = await htmlToMarkdown(html, "https://tiny.example/a/b");
   assert.equal(title, "Tiny");
   assert.equal(markdown, "Short note with [a link](https://tiny.example/x).");
-  const image = htmlToMarkdown(
+  const image = await htmlToMarkdown(
     `<body><img src="pic.png" alt="pic"></body>`,
     "https://i.example/d/",
   );
   assert.equal(image.markdown, "![pic](https://i.example/d/pic.png)");
 });
 
-Deno.test("htmlToMarkdown: title falls back to <title>, then to the URL", () => {
-  const withTitle = htmlToMarkdown(
+Deno.test("htmlToMarkdown: title falls back to <title>, then to the URL", async () => {
+  const withTitle = await htmlToMarkdown(
     `<html><head><title>  Only the title  </title></head><body><p>x</p></body></html>`,
     "https://t.example/",
   );
   assert.equal(withTitle.title, "Only the title");
-  const untitled = htmlToMarkdown("<p>bare fragment</p>", "https://t.example/untitled");
+  const untitled = await htmlToMarkdown("<p>bare fragment</p>", "https://t.example/untitled");
   assert.equal(untitled.title, "https://t.example/untitled");
   assert.match(untitled.markdown, /bare fragment/);
 });
 
-Deno.test("decodeText: uses the Content-Type charset, utf-8 by default", () => {
+Deno.test("decodeText: uses the Content-Type charset, utf-8 by default", async () => {
   // "café déjà" in ISO-8859-1: é = 0xe9, à = 0xe0.
   const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x20, 0x64, 0xe9, 0x6a, 0xe0]);
   assert.equal(decodeText(latin1, "text/html; charset=ISO-8859-1"), "café déjà");
@@ -90,10 +93,10 @@ Deno.test("decodeText: uses the Content-Type charset, utf-8 by default", () => {
     ...new TextEncoder().encode("</title></head><body><p>x</p></body></html>"),
   ]);
   const decoded = decodeText(page, "text/html;charset=windows-1252");
-  assert.equal(htmlToMarkdown(decoded, "https://c.example/").title, "Café");
+  assert.equal((await htmlToMarkdown(decoded, "https://c.example/")).title, "Café");
 });
 
-Deno.test("decodeText: binary content and unknown charsets are invalid_argument", () => {
+Deno.test("decodeText: binary content and unknown charsets are invalid_argument", async () => {
   const binary = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]);
   assert.throws(() => decodeText(binary, "text/plain"), (err: unknown) => {
     assert.ok(err instanceof EngramError);
