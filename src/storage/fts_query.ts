@@ -53,3 +53,25 @@ export function ftsExpression(terms: string[], mode: "and" | "or"): string | nul
   if (terms.length === 0) return null;
   return terms.join(mode === "and" ? " AND " : " OR ");
 }
+
+/**
+ * English function words. In an any-term fallback they match nearly every chunk, so a question
+ * like "what did we decide about the launch" would rank the whole brain; they are dropped there.
+ */
+const STOPWORDS = new Set(
+  ("a about above after again against all am an and any are as at be because been before being below between both " +
+    "but by can could did do does doing down during each few for from further had has have having he her here hers " +
+    "him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our " +
+    "ours out over own same she should so some such than that the their theirs them then there these they this those " +
+    "through to too under until up very was we were what when where which while who whom why will with would you " +
+    "your yours").split(" "),
+);
+
+/** The terms without single-word function words, or all of them when nothing else is left. */
+export function withoutStopwords(terms: string[]): string[] {
+  const kept = terms.filter((t) => {
+    const word = /^"([^"\s]+)"$/.exec(t)?.[1];
+    return word === undefined || !STOPWORDS.has(word.toLowerCase());
+  });
+  return kept.length > 0 ? kept : terms;
+}

@@ -178,6 +178,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX jobs_runnable ON jobs (status, created_at);
   `,
+  // 4: FTS5's own rank is the weighted BM25, so `ORDER BY rank LIMIT n` on chunks_fts alone (which
+  // FTS5 answers without SQLite sorting every match) ranks like the joined search query.
+  `
+  INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('rank', 'bm25(5.0, 2.5, 1.0)');
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -12,7 +12,7 @@ import type {
   TimelineEntry,
 } from "../core/types.ts";
 import { wikiKey } from "../core/markdown/links.ts";
-import { ftsExpression, ftsTerms, prefixWord, withWords } from "./fts_query.ts";
+import { ftsExpression, ftsTerms, prefixWord, withoutStopwords, withWords } from "./fts_query.ts";
 
 /** BM25 column weights: title, headings, body. A title match outranks a body match. */
 export const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
@@ -57,7 +57,7 @@ interface HitRow {
 export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
   const terms = ftsTerms(q.text).map((t) => widenPrefix(db, t));
   for (const mode of terms.length > 1 ? ["and", "or"] as const : ["and"] as const) {
-    const expr = ftsExpression(terms, mode);
+    const expr = ftsExpression(mode === "or" ? withoutStopwords(terms) : terms, mode);
     if (!expr) return [];
     const rows = runMatch(db, q, expr);
     if (rows.length > 0) return order(rows.map((r) => toHit(r, terms.length)), q);
@@ -83,7 +83,39 @@ function widenPrefix(db: Prepares, term: string): string {
   return withWords(term, words);
 }
 
+/** The fast path over-fetches this many times the pool before filtering by brain. */
+const OVERFETCH = 4;
+
+/**
+ * A candidate pool wider than top_k, re-ranked afterwards with the coverage bonus (and recency when
+ * asked). Highlights are computed for the pool only, never for every match.
+ */
 function runMatch(db: Prepares, q: SearchQuery, expr: string): HitRow[] {
+  const pool = Math.max(q.topK * 3, 30);
+  if (q.scope === "all" && q.sort !== "recency") {
+    // Fast path: FTS5 ranks on its own (its rank is the weighted BM25), then the brain filter. Exact
+    // unless other brains' chunks crowded this brain's out of the over-fetch; then the full query.
+    const rows = db.prepare(
+      `WITH ranked AS (
+         SELECT rowid AS rid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?
+       ),
+       pool AS (
+         SELECT ranked.rid, ranked.rank FROM ranked JOIN chunks c ON c.rowid = ranked.rid
+          WHERE c.brain_id = ? ORDER BY ranked.rank LIMIT ?
+       )
+       ${outerSelect("pool.rank")}, (SELECT count(*) FROM ranked) AS fetched
+         FROM pool ${outerJoins()}
+        WHERE chunks_fts MATCH ?
+        ORDER BY pool.rank`,
+    ).all(
+      expr,
+      pool * OVERFETCH,
+      q.brainId,
+      pool,
+      expr,
+    ) as unknown as (HitRow & { fetched: number })[];
+    if (rows.length >= pool || (rows.length > 0 && rows[0].fetched < pool * OVERFETCH)) return rows;
+  }
   const params: SQLInputValue[] = [expr, q.brainId];
   let scopeSql = "";
   if (q.scope !== "all") {
@@ -91,12 +123,10 @@ function runMatch(db: Prepares, q: SearchQuery, expr: string): HitRow[] {
     const prefix = SCOPE_PREFIX[q.scope];
     params.push(prefix.length, prefix);
   }
-  // A candidate pool wider than top_k, re-ranked with the coverage bonus (and recency when asked).
-  params.push(Math.max(q.topK * 3, 30), expr);
-  // Equal timestamps (a bulk import) fall back to write order, newest first.
+  params.push(pool, expr);
+  // Equal timestamps (a bulk import) fall back to write order, newest first. Forgotten documents
+  // have no chunks, so no deleted_at filter is needed.
   const recency = q.sort === "recency";
-  const hl = (col: number) => `highlight(chunks_fts, ${col}, '${MARK_OPEN}', '${MARK_CLOSE}')`;
-  // Highlights are computed in the outer query, for the candidate pool only, not for every match.
   return db.prepare(
     `WITH pool AS (
        SELECT chunks_fts.rowid AS rid, bm25(chunks_fts, ${
@@ -105,20 +135,30 @@ function runMatch(db: Prepares, q: SearchQuery, expr: string): HitRow[] {
          FROM chunks_fts
          JOIN chunks c ON c.rowid = chunks_fts.rowid
          JOIN documents d ON d.id = c.document_id
-        WHERE chunks_fts MATCH ? AND c.brain_id = ? AND d.deleted_at IS NULL ${scopeSql}
+        WHERE chunks_fts MATCH ? AND c.brain_id = ? ${scopeSql}
         ORDER BY ${recency ? "d.updated_at DESC, d.rowid DESC, rank" : "rank"}
         LIMIT ?
      )
-     SELECT c.id AS chunk_id, c.document_id, c.body, c.headings, d.title, d.path, d.metadata, d.updated_at, d.brain_id,
-            pool.rank, ${hl(0)} AS title_hl, ${hl(1)} AS headings_hl, ${hl(2)} AS body_hl,
-            snippet(chunks_fts, 2, '${DISPLAY_OPEN}', '${DISPLAY_CLOSE}', '…', 24) AS snip
-       FROM pool
-       JOIN chunks_fts ON chunks_fts.rowid = pool.rid
-       JOIN chunks c ON c.rowid = pool.rid
-       JOIN documents d ON d.id = c.document_id
+     ${outerSelect("pool.rank")}
+       FROM pool ${outerJoins()}
       WHERE chunks_fts MATCH ?
       ORDER BY ${recency ? "d.updated_at DESC, pool.dseq DESC, pool.rank" : "pool.rank"}`,
   ).all(...params) as unknown as HitRow[];
+}
+
+function outerSelect(rank: string): string {
+  const hl = (col: number) => `highlight(chunks_fts, ${col}, '${MARK_OPEN}', '${MARK_CLOSE}')`;
+  return `SELECT c.id AS chunk_id, c.document_id, c.body, c.headings, d.title, d.path, d.metadata, d.updated_at,
+            d.brain_id, ${rank} AS rank, ${hl(0)} AS title_hl, ${hl(1)} AS headings_hl, ${
+    hl(2)
+  } AS body_hl,
+            snippet(chunks_fts, 2, '${DISPLAY_OPEN}', '${DISPLAY_CLOSE}', '…', 24) AS snip`;
+}
+
+function outerJoins(): string {
+  return `JOIN chunks_fts ON chunks_fts.rowid = pool.rid
+          JOIN chunks c ON c.rowid = pool.rid
+          JOIN documents d ON d.id = c.document_id`;
 }
 
 /** Share of the query's terms marked in a highlighted column, 0..1. */

@@ -315,3 +315,42 @@ Deno.test("search: recency considers every match, not only the best-ranked ones"
     "/n/newest.md",
   ]);
 });
+
+Deno.test("search: a question's function words do not drag every note into the any-word fallback", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Launch\nWe chose Tuesday for the launch.",
+    path: "/a.md",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Groceries\nWhat is the plan for the milk?",
+    path: "/b.md",
+  });
+  const hits = await find(s.service, "what did we decide about the launch date");
+  assert.deepEqual(paths(hits), ["/a.md"], "only the note sharing a content word");
+  assert.deepEqual(
+    paths(await find(s.service, "what is the")),
+    ["/b.md"],
+    "a query of only function words still works",
+  );
+});
+
+Deno.test("search: a brain's only match is found even when another brain has hundreds of better ones", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.createBrain({ name: "Busy", slug: "busy", visibility: "private" });
+  await s.store.batch(async () => {
+    for (let i = 0; i < 200; i++) {
+      await s.service.remember(ADMIN, {
+        content: `# Shared ${i}\nshared shared`,
+        path: `/n/${i}.md`,
+        brain: "busy",
+      });
+    }
+  });
+  const filler = Array.from({ length: 150 }, (_, i) => `w${i}`).join(" ");
+  await s.service.remember(ADMIN, { content: `# Quiet\n${filler} shared`, path: "/quiet.md" });
+  assert.deepEqual(paths(await find(s.service, "shared", { brain: "default" })), ["/quiet.md"]);
+  assert.equal((await find(s.service, "shared", { brain: "busy", top_k: 100 })).length, 100);
+});
