@@ -33,6 +33,9 @@ import {
   renewJob,
 } from "./sqlite_jobs.ts";
 
+/** The `cause` of the error a rolled-back batch throws; its writes can be replayed one by one. */
+export const BATCH_ROLLED_BACK = "batch-rolled-back";
+
 /** MemoryStore over one node:sqlite connection. */
 export class SqliteStore implements MemoryStore {
   #db: DatabaseSync;
@@ -40,6 +43,8 @@ export class SqliteStore implements MemoryStore {
   #statements = new Map<string, StatementSync>();
   #cached: Prepares = { prepare: (sql: string) => this.#prepare(sql) };
   #audit: AuditWriter;
+  /** The open batch, if any; `poisoned` says why it must be rolled back. */
+  #batch: { poisoned: string | null } | null = null;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -120,7 +125,7 @@ export class SqliteStore implements MemoryStore {
 
   writeVersion(write: VersionWrite): Promise<DocumentRecord> {
     return this.#run(() =>
-      transaction(this.#db, () => {
+      this.#write(() => {
         const d = write.document;
         const current = this.#findRow(d.brain_id, { id: d.id });
         const have = current?.version;
@@ -200,7 +205,7 @@ export class SqliteStore implements MemoryStore {
 
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord> {
     return this.#run(() =>
-      transaction(this.#db, () => {
+      this.#write(() => {
         const changed = this.#prepare(
           "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
         ).run(at, at, documentId, brainId);
@@ -247,7 +252,7 @@ export class SqliteStore implements MemoryStore {
 
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.#run(() =>
-      transaction(this.#db, () => {
+      this.#write(() => {
         const row = this.#prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
           documentId,
         ) as
@@ -316,14 +321,40 @@ export class SqliteStore implements MemoryStore {
    * once per document. Holds the write lock for the whole batch, so keep batches short.
    */
   async batch<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#db.isTransaction) return await fn();
+    if (this.#batch) return await fn();
     this.#db.exec("BEGIN IMMEDIATE");
+    this.#batch = { poisoned: null };
     try {
       const out = await fn();
+      if (this.#batch.poisoned) {
+        throw new EngramError(
+          "internal",
+          `a write failed midway (${this.#batch.poisoned}); the whole batch was rolled back`,
+          { cause: BATCH_ROLLED_BACK },
+        );
+      }
       this.#db.exec("COMMIT");
       return out;
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw err;
+    } finally {
+      this.#batch = null;
+    }
+  }
+
+  /**
+   * A write: its own transaction, or inside a batch a plain run. Savepoints per document would make
+   * FTS5 flush its pending index at every one (a quarter of bulk-import time). Validation throws
+   * EngramError before anything is written, so only an unexpected SQLite failure can stop a write
+   * midway; that poisons the batch, which is then rolled back whole.
+   */
+  #write<T>(fn: () => T): T {
+    if (!this.#batch) return transaction(this.#db, fn);
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof EngramError)) this.#batch.poisoned = String(err);
       throw err;
     }
   }

@@ -11,6 +11,7 @@ import type { CommandContext } from "../context.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { terminalProgress } from "../progress.ts";
 import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { BATCH_ROLLED_BACK } from "../../storage/sqlite_store.ts";
 
 /** Usage of `engram ingest`. */
 export const INGEST_SPEC: CommandSpec = {
@@ -110,8 +111,18 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
       }
     };
     while (next < items.length) {
+      const from = next;
       batchEnd = Math.min(next + BATCH, items.length);
-      await runtime.store.batch(() => Promise.all(Array.from({ length: CONCURRENCY }, worker)));
+      const run = () => Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      try {
+        await runtime.store.batch(run);
+      } catch (err) {
+        if ((err as Error).cause !== BATCH_ROLLED_BACK) throw err;
+        // Replay the rolled-back batch one file per transaction, so only the bad file fails.
+        next = from;
+        finished -= batchEnd - from;
+        await run();
+      }
     }
     done.push(...results.filter((r) => r !== undefined));
     progress.done();
