@@ -96,7 +96,7 @@ Deno.test("decodeText: uses the Content-Type charset, utf-8 by default", async (
   assert.equal((await htmlToMarkdown(decoded, "https://c.example/")).title, "Café");
 });
 
-Deno.test("decodeText: binary content and unknown charsets are invalid_argument", async () => {
+Deno.test("decodeText: binary content and unknown charsets are invalid_argument", () => {
   const binary = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]);
   assert.throws(() => decodeText(binary, "text/plain"), (err: unknown) => {
     assert.ok(err instanceof EngramError);
