@@ -1,0 +1,151 @@
+/** @module In-process measurements: bulk and single remembers, and the FTS5 floors. */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { ensureDefaultBrain } from "../src/core/brains.ts";
+import { MemoryService } from "../src/core/memory_service.ts";
+import type { CallerContext } from "../src/core/types.ts";
+import { openDatabase } from "../src/storage/database.ts";
+import { ftsExpression, ftsTerms } from "../src/storage/fts_query.ts";
+import { searchChunks } from "../src/storage/sqlite_queries.ts";
+import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import type { Corpus, Note } from "./corpus.ts";
+
+/** The caller bulk import runs as: the local operator, like `engram remember`. */
+const CALLER: CallerContext = { clientId: "bench", transport: "cli", tier: "admin", brains: "*" };
+
+/** Documents per `store.batch` transaction in the bulk import: the batch `engram ingest` uses. */
+export const IMPORT_BATCH = 200;
+
+/** Result of a bulk import. */
+export interface ImportResult {
+  docs: number;
+  /** Time inside `store.batch` + `service.remember` only (note generation excluded), ms. */
+  rememberMs: number;
+  /** Time spent generating notes, ms. */
+  generateMs: number;
+  /** docs/s of each successive tenth of the import, to show slow-down as the index grows. */
+  tenths: number[];
+  chunks: number;
+}
+
+/**
+ * Bulk import into a fresh database `file`: notes 0..n-1, each through `service.remember`, in
+ * `store.batch` transactions of IMPORT_BATCH documents (how `engram ingest` writes).
+ */
+export async function bulkRemember(
+  file: string,
+  corpus: Corpus,
+  n: number,
+  progress: (done: number) => void = () => {},
+): Promise<ImportResult> {
+  const store = new SqliteStore(openDatabase(file));
+  await ensureDefaultBrain(store);
+  const service = new MemoryService(store);
+  let rememberMs = 0;
+  let generateMs = 0;
+  const tenth = Math.max(IMPORT_BATCH, Math.floor(n / 10));
+  const tenths: number[] = [];
+  let tenthMs = 0;
+  try {
+    for (let start = 0; start < n; start += IMPORT_BATCH) {
+      const g = performance.now();
+      const notes: Note[] = [];
+      for (let i = start; i < Math.min(n, start + IMPORT_BATCH); i++) notes.push(corpus.note(i));
+      generateMs += performance.now() - g;
+      const t = performance.now();
+      await store.batch(async () => {
+        for (const note of notes) {
+          await service.remember(CALLER, {
+            content: note.content,
+            path: note.path,
+            tags: note.tags,
+          });
+        }
+      });
+      const dt = performance.now() - t;
+      rememberMs += dt;
+      tenthMs += dt;
+      const done = start + notes.length;
+      if (done % tenth === 0 || done === n) {
+        tenths.push((done - tenths.length * tenth) / (tenthMs / 1000));
+        tenthMs = 0;
+      }
+      progress(done);
+    }
+    const chunks = (store.db.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+    return { docs: n, rememberMs, generateMs, tenths, chunks };
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Per-call latencies (ms) of `count` more notes (ids `from`…) remembered one by one, each in its
+ * own transaction: the path of an agent calling memory_remember, into a brain `from` notes big.
+ */
+export async function rememberEach(
+  file: string,
+  corpus: Corpus,
+  from: number,
+  count: number,
+): Promise<number[]> {
+  const store = new SqliteStore(openDatabase(file));
+  const service = new MemoryService(store);
+  try {
+    const latency: number[] = [];
+    for (let i = from; i < from + count; i++) {
+      const note = corpus.note(i);
+      const t = performance.now();
+      await service.remember(CALLER, { content: note.content, path: note.path, tags: note.tags });
+      latency.push(performance.now() - t);
+    }
+    return latency;
+  } finally {
+    store.close();
+  }
+}
+
+/** The in-process search paths on one connection; each returns its number of hits. */
+export interface Floors {
+  /** `searchChunks`: the exact code and SQL `memory_search` runs, top 10. */
+  searchChunks(text: string): number;
+  /**
+   * `SELECT rowid … MATCH ? ORDER BY rank LIMIT 10` on the all-terms expression, else the any-term
+   * one, like searchChunks but without its joins, highlights and prefix widening.
+   */
+  bare(text: string): number;
+  close(): void;
+}
+
+/** Opens `file` in this process for the floor measurements. */
+export function openFloors(file: string): Floors {
+  const db = openDatabase(file);
+  // Statements prepared once, as SqliteStore does, so the floor does not pay SQL compilation.
+  const statements = new Map<string, StatementSync>();
+  const cached = {
+    prepare: (sql: string) => {
+      let stmt = statements.get(sql);
+      if (!stmt) statements.set(sql, stmt = db.prepare(sql));
+      return stmt;
+    },
+  };
+  const brainId = defaultBrainId(db);
+  const bare = db.prepare(
+    "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT 10",
+  );
+  return {
+    searchChunks: (text) =>
+      searchChunks(cached, { brainId, text, topK: 10, scope: "all", sort: "relevance" }).length,
+    bare: (text) => {
+      const terms = ftsTerms(text);
+      const rows = bare.all(ftsExpression(terms, "and") ?? '""');
+      if (rows.length > 0 || terms.length < 2) return rows.length;
+      return bare.all(ftsExpression(terms, "or")!).length;
+    },
+    close: () => db.close(),
+  };
+}
+
+/** Id of the `default` brain. */
+export function defaultBrainId(db: DatabaseSync): string {
+  return (db.prepare("SELECT id FROM brains WHERE slug = 'default'").get() as { id: string }).id;
+}
