@@ -3,7 +3,7 @@
  * unchanged re-run) against the in-process bulk import of the same notes, and one 20 MiB markdown
  * file through `engram ingest` and through memory_ingest_file's queue on a real `engram stdio`.
  */
-import { ceilingFlags } from "../src/config/permissions.ts";
+import { engramRunArgs } from "../src/config/permissions.ts";
 import { type CallToolResult, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
 import type { Corpus } from "./corpus.ts";
 import { bulkRemember, type ImportResult } from "./inprocess.ts";
@@ -169,7 +169,7 @@ export async function engramCli(args: string[], cwd: string): Promise<CliRun> {
   await Deno.mkdir(cwd, { recursive: true });
   const started = performance.now();
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", ...ceilingFlags(), MAIN, ...args],
+    args: engramRunArgs(MAIN, args),
     cwd,
     env: serverEnv(cwd),
     clearEnv: true,
@@ -217,7 +217,7 @@ async function bigThroughMcp(
   const tail = ["stdio", "--tier", "write", "--config", config, "--data", data];
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "-q", ...ceilingFlags(), MAIN, ...tail],
+    args: engramRunArgs(MAIN, tail),
     env: serverEnv(data),
     cwd: data,
     stderr: "pipe",

@@ -1,5 +1,5 @@
 /** @module The real `engram stdio`: SDK and raw JSON-RPC sessions, start-up timing, RSS. */
-import { ceilingFlags } from "../src/config/permissions.ts";
+import { engramRunArgs } from "../src/config/permissions.ts";
 import {
   type CallToolResult,
   Client,
@@ -20,7 +20,7 @@ export interface ServerCommand {
 export function stdioCommand(dataDir: string, bin?: string): ServerCommand {
   const tail = ["stdio", "--data", dataDir];
   if (bin) return { command: bin, args: tail };
-  return { command: Deno.execPath(), args: ["run", "-q", ...ceilingFlags(), MAIN, ...tail] };
+  return { command: Deno.execPath(), args: engramRunArgs(MAIN, tail) };
 }
 
 /** A minimal environment: Deno's cache stays reachable, engram's config paths are in `dataDir`. */

@@ -6,14 +6,14 @@
  * local copy (Deno honours it).
  */
 import { parseArgs } from "node:util";
-import { ceilingFlags } from "../src/config/permissions.ts";
+import { launchFlags } from "../src/config/permissions.ts";
 
 /** The `deno compile` argument list for an output file and optional target. */
 export function compileArgs(output: string, target?: string): string[] {
   return [
     "compile",
     "--quiet",
-    ...ceilingFlags(),
+    ...launchFlags(),
     ...(target ? ["--target", target] : []),
     "--output",
     output,

@@ -1,6 +1,6 @@
 /** @module Shared test helpers: temp data dirs, spawning the real CLI, an SDK client over stdio. */
 import { type CallToolResult, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
-import { ceilingFlags } from "../src/config/permissions.ts";
+import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
 import type { CallerContext } from "../src/core/types.ts";
@@ -44,7 +44,7 @@ export function engramEnv(
 
 /** `deno run` arguments for main.ts with the same permission ceiling as the compiled binary. */
 export function engramCommandArgs(args: string[]): string[] {
-  return ["run", "-q", ...ceilingFlags(), MAIN, ...args];
+  return engramRunArgs(MAIN, args);
 }
 
 /** Result of running the CLI. */

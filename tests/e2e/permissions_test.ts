@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ceilingFlags, RUN_CEILING } from "../../src/config/permissions.ts";
+import { ceilingFlags, launchFlags, RUN_CEILING } from "../../src/config/permissions.ts";
 import { compileArgs } from "../../scripts/compile.ts";
 import { ROOT, tempDir } from "../helpers.ts";
 
@@ -72,8 +72,9 @@ Deno.test("the run ceiling is a list everywhere: compile task and deno.json task
   };
   for (const task of ["stdio", "serve", "engram"]) {
     assert.ok(
-      manifest.tasks[task].includes(flags.join(" ")),
-      `task ${task} runs with the same ceiling as the binary: ${flags.join(" ")}`,
+      manifest.tasks[task].includes(launchFlags().join(" ")),
+      `task ${task} runs with the same flags as the binary: ${launchFlags().join(" ")}`,
     );
   }
+  assert.deepEqual(args.slice(2, 2 + launchFlags().length), launchFlags());
 });
