@@ -116,28 +116,14 @@ export class MemoryService {
    */
   async ingest(caller: CallerContext, input: IngestInput): Promise<IngestResponse> {
     const started = performance.now();
-    const brain = await this.brain(caller, input.brain);
+    const reused = await this.reused(caller, input);
+    if (reused) return reused;
     const path = normalizePath(input.path);
-    const existing = await this.store.findDocument(brain.id, { path });
     const elapsed = () => Math.round(performance.now() - started);
-    if (
-      existing && existing.deleted_at === null && existing.metadata.source_hash === input.sourceHash
-    ) {
-      return {
-        status: "completed",
-        document_id: existing.id,
-        path,
-        hash: input.sourceHash,
-        chunk_count: await this.store.chunkCount(existing.id),
-        embedded_count: 0,
-        duration_ms: elapsed(),
-        reused: true,
-      };
-    }
     const { doc, chunkCount } = await this.#remember(caller, {
       content: input.content,
       title: input.title,
-      brain: brain.id,
+      brain: input.brain,
       path,
       tags: input.tags,
       metadata: { ...input.metadata, source_hash: input.sourceHash },
@@ -151,6 +137,36 @@ export class MemoryService {
       embedded_count: 0,
       duration_ms: elapsed(),
       reused: false,
+    };
+  }
+
+  /**
+   * The answer for a source already stored unchanged at `path` (same `sourceHash`), or null. Lets
+   * a caller skip reading and extracting a file that has not changed.
+   */
+  async reused(
+    caller: CallerContext,
+    input: { brain?: string; path: string; sourceHash: string },
+  ): Promise<IngestResponse | null> {
+    const started = performance.now();
+    const brain = await this.brain(caller, input.brain);
+    const path = normalizePath(input.path);
+    const existing = await this.store.findDocument(brain.id, { path });
+    if (
+      !existing || existing.deleted_at !== null ||
+      existing.metadata.source_hash !== input.sourceHash
+    ) {
+      return null;
+    }
+    return {
+      status: "completed",
+      document_id: existing.id,
+      path,
+      hash: input.sourceHash,
+      chunk_count: await this.store.chunkCount(existing.id),
+      embedded_count: 0,
+      duration_ms: Math.round(performance.now() - started),
+      reused: true,
     };
   }
 

@@ -84,6 +84,9 @@ export async function ingestFile(
       reused: false,
     };
   }
+  // Unchanged since the last ingestion: answer without extracting (a PDF costs far more than a hash).
+  const reused = await service.reused(caller, { brain: brain.id, path: docPath, sourceHash: hash });
+  if (reused) return reused;
   return await storeExtracted(service, caller, {
     bytes,
     format,

@@ -283,3 +283,16 @@ Deno.test("queueing the same large file twice before it runs answers with the sa
   assert.equal(second.job_id, first.job_id);
   assert.equal(second.document_id, first.document_id);
 });
+
+Deno.test("an unchanged file is answered from its hash without being extracted again", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const file = `${dir.path}/notes.txt`;
+  await Deno.writeTextFile(file, "plain words");
+  const o = { path: file, roots: [dir.path], cwd: dir.path, queueBytes: Infinity };
+  const first = await ingestFile(s.service, ADMIN, o);
+  // Read as a PDF these bytes would fail; unchanged, they are never read as anything.
+  const again = await ingestFile(s.service, ADMIN, { ...o, as: "pdf" });
+  assert.equal(again.reused, true);
+  assert.equal(again.document_id, first.document_id);
+});
