@@ -1,5 +1,7 @@
 /** @module Opening the store and service a command runs on. */
-import type { ResolvedConfig } from "../config/load.ts";
+import { type ConfigFlags, loadConfig, type ResolvedConfig } from "../config/load.ts";
+import type { EnvSnapshot } from "../config/env.ts";
+import { applyModePermissions } from "./permissions.ts";
 import type { Logger } from "../core/logger.ts";
 import type { IngestContext } from "../ingest/context.ts";
 import {
@@ -95,4 +97,24 @@ export function ingestContext(
     urlTimeoutMs: config.ingest.url_timeout_ms,
     jobs: options.jobs,
   };
+}
+
+/**
+ * The life of a one-shot command: load config, open the database, drop the mode's permissions,
+ * run `fn`, close the database whatever happens.
+ */
+export async function withRuntime<T>(
+  ctx: { env: EnvSnapshot; cwd: string },
+  flags: ConfigFlags,
+  fn: (runtime: Runtime, config: ResolvedConfig) => Promise<T>,
+  options: { mode?: "cli" | "ingest" } = {},
+): Promise<T> {
+  const config = loadConfig(flags, { env: ctx.env, cwd: ctx.cwd });
+  const runtime = await openRuntime(config);
+  try {
+    await applyModePermissions(options.mode ?? "cli", config);
+    return await fn(runtime, config);
+  } finally {
+    runtime.close();
+  }
 }

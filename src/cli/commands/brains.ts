@@ -1,12 +1,10 @@
 /** @module `engram brains list | create`. */
-import { loadConfig } from "../../config/load.ts";
 import { CreateBrainInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { type CommandSpec, configFlags, helpText, parseCommand, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
-import { applyModePermissions } from "../permissions.ts";
-import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
 const BRAINS_SPEC: CommandSpec = {
   name: "brains",
@@ -62,10 +60,7 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
     ctx.out.line(helpText(BRAINS_LIST_SPEC));
     return 0;
   }
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
-  const runtime = await openRuntime(config);
-  try {
-    await applyModePermissions("cli", config);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const items = await runtime.service.listBrains(CLI_CALLER);
     if (args.values.json) ctx.out.json({ items });
     else {ctx.out.line(
@@ -75,9 +70,7 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
         ]),
       );}
     return 0;
-  } finally {
-    runtime.close();
-  }
+  });
 }
 
 async function create(argv: string[], ctx: CommandContext): Promise<number> {
@@ -86,22 +79,17 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
     ctx.out.line(helpText(BRAINS_CREATE_SPEC));
     return 0;
   }
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   const input = parseInput(CreateBrainInput, {
     name: args.positionals[0],
     slug: args.values.slug,
     visibility: args.values.visibility,
   }, "brains create");
-  const runtime = await openRuntime(config);
-  try {
-    await applyModePermissions("cli", config);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const brain = await runtime.service.createBrain(input);
     if (args.values.json) ctx.out.json(brain);
     else {ctx.out.line(
         `created brain ${brain.slug} (${brain.name}, ${brain.visibility}, id ${brain.id})`,
       );}
     return 0;
-  } finally {
-    runtime.close();
-  }
+  });
 }

@@ -1,13 +1,11 @@
 /** @module `engram export`: write a brain out as a folder of markdown files with front matter. */
 import { resolve } from "node:path";
-import { loadConfig } from "../../config/load.ts";
 import { exportVault, type VaultFailure } from "../../ingest/vault.ts";
 import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
-import { applyModePermissions } from "../permissions.ts";
 import { terminalProgress } from "../progress.ts";
-import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
 /** Usage of `engram export`. */
 export const EXPORT_SPEC: CommandSpec = {
@@ -31,10 +29,7 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
     return EXIT.ok;
   }
   const dir = resolve(ctx.cwd, args.positionals[0]);
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
-  const runtime = await openRuntime(config);
-  try {
-    await applyModePermissions("cli", config);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const progress = terminalProgress(ctx, "exporting", args.values.json === true);
     const summary = await exportVault(runtime.service, CLI_CALLER, {
       brain: args.values.brain as string | undefined,
@@ -51,9 +46,7 @@ export async function exportCommand(argv: string[], ctx: CommandContext): Promis
       );
     }
     return reportFailures(ctx, summary.failed, "exported");
-  } finally {
-    runtime.close();
-  }
+  });
 }
 
 /** Lists failed files on stderr; the exit code: 1 when any failed, else 0. */

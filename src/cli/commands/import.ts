@@ -1,12 +1,10 @@
 /** @module `engram import`: read a folder of markdown files (an Obsidian-style vault) into a brain. */
 import { resolve } from "node:path";
-import { loadConfig } from "../../config/load.ts";
 import { checkVaultDir, importVault } from "../../ingest/vault.ts";
 import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
-import { applyModePermissions } from "../permissions.ts";
-import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 import { terminalProgress } from "../progress.ts";
 import { plural, reportFailures } from "./export.ts";
 
@@ -32,12 +30,9 @@ export async function importCommand(argv: string[], ctx: CommandContext): Promis
     return EXIT.ok;
   }
   const dir = resolve(ctx.cwd, args.positionals[0]);
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   // A wrong folder fails before the database is opened or created.
   await checkVaultDir(dir, { create: false });
-  const runtime = await openRuntime(config);
-  try {
-    await applyModePermissions("cli", config);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const progress = terminalProgress(ctx, "importing", args.values.json === true);
     const summary = await importVault(runtime.service, CLI_CALLER, {
       brain: args.values.brain as string | undefined,
@@ -54,7 +49,5 @@ export async function importCommand(argv: string[], ctx: CommandContext): Promis
       );
     }
     return reportFailures(ctx, summary.failed, "imported");
-  } finally {
-    runtime.close();
-  }
+  });
 }

@@ -1,5 +1,4 @@
 /** @module `engram ingest PATH|URL...`: files, folders and web pages into a brain. */
-import { loadConfig } from "../../config/load.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
 import type { IngestResponse } from "../../core/types.ts";
 import { type Format, formatOf, FORMATS } from "../../ingest/formats.ts";
@@ -8,9 +7,8 @@ import { ingestUrl } from "../../ingest/ingest_url.ts";
 import { walkFiles } from "../../ingest/walk.ts";
 import { type CommandSpec, configFlags, helpText, parseCommand, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { applyModePermissions } from "../permissions.ts";
 import { terminalProgress } from "../progress.ts";
-import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 import { BATCH_ROLLED_BACK } from "../../storage/sqlite_store.ts";
 
 /** Usage of `engram ingest`. */
@@ -62,7 +60,6 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
   if (as !== undefined && !(FORMATS as readonly string[]).includes(as)) {
     throw usageError(INGEST_SPEC, `--as must be one of ${FORMATS.join(", ")}, got "${as}"`);
   }
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   const started = performance.now();
   const items = await expand(args.positionals, {
     cwd: ctx.cwd,
@@ -70,10 +67,8 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
     exclude: args.values.exclude as string[] | undefined,
     explicitFormat: as !== undefined,
   });
-  const runtime = await openRuntime(config);
   const done: { source: string; result?: IngestResponse; error?: string }[] = [];
-  try {
-    await applyModePermissions("ingest", config);
+  await withRuntime(ctx, configFlags(args.values), async (runtime, config) => {
     const progress = terminalProgress(ctx, "ingesting", args.values.json === true);
     let finished = 0;
     // A few files in flight at once: reading and extracting overlap while SQLite writes one at a time.
@@ -126,9 +121,7 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
     }
     done.push(...results.filter((r) => r !== undefined));
     progress.done();
-  } finally {
-    runtime.close();
-  }
+  }, { mode: "ingest" });
   return report(done, { ctx, json: Boolean(args.values.json), ms: performance.now() - started });
 }
 

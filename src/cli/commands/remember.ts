@@ -1,12 +1,10 @@
 /** @module `engram remember`: store a markdown file or stdin as a document. */
-import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
 import { RememberInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { applyModePermissions } from "../permissions.ts";
-import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
 /** Usage of `engram remember`. */
 export const REMEMBER_SPEC: CommandSpec = {
@@ -35,7 +33,6 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   const content = source === "-"
     ? await new Response(ctx.stdin).text()
     : await readFile(source, ctx.cwd);
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   const input = parseInput(RememberInput, {
     content,
     title: args.values.title,
@@ -43,18 +40,14 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
     path: args.values.path,
     brain: args.values.brain,
   }, "remember");
-  const runtime = await openRuntime(config);
-  try {
-    await applyModePermissions("cli", config);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const doc = await runtime.service.remember(CLI_CALLER, input);
     if (args.values.json) ctx.out.json(doc);
     else {ctx.out.line(
         `remembered ${doc.path} (id ${doc.id}, version ${doc.version}, ${doc.byte_size} bytes)`,
       );}
     return 0;
-  } finally {
-    runtime.close();
-  }
+  });
 }
 
 async function readFile(file: string, cwd: string): Promise<string> {

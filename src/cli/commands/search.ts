@@ -1,11 +1,9 @@
 /** @module `engram search`: full-text search from a script or a terminal. */
-import { loadConfig } from "../../config/load.ts";
 import { SearchInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { type CommandSpec, configFlags, helpText, intOption, parseCommand } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { applyModePermissions } from "../permissions.ts";
-import { CLI_CALLER, openRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
 /** Usage of `engram search`. */
 export const SEARCH_SPEC: CommandSpec = {
@@ -29,7 +27,6 @@ export async function searchCommand(argv: string[], ctx: CommandContext): Promis
     ctx.out.line(helpText(SEARCH_SPEC));
     return 0;
   }
-  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   const input = parseInput(SearchInput, {
     query: args.positionals[0],
     brain: args.values.brain,
@@ -37,9 +34,7 @@ export async function searchCommand(argv: string[], ctx: CommandContext): Promis
     scope: args.values.scope,
     sort: args.values.sort,
   }, "search");
-  const runtime = await openRuntime(config);
-  try {
-    await applyModePermissions("cli", config);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await runtime.service.search(CLI_CALLER, input);
     if (args.values.json) {
       ctx.out.json(result);
@@ -56,7 +51,5 @@ export async function searchCommand(argv: string[], ctx: CommandContext): Promis
       ctx.out.line(`   ${snippet}`);
     });
     return 0;
-  } finally {
-    runtime.close();
-  }
+  });
 }
