@@ -1,5 +1,12 @@
 /** @module The memory service: every memory operation, independent of transport and storage. */
 import { accessibleBrains, createBrain, resolveBrain } from "./brains.ts";
+import { mergeMetadata, notFound, refOf } from "./document_helpers.ts";
+import type {
+  IngestInput,
+  MemoryServiceOptions,
+  SearchResult,
+  WriteOptions,
+} from "./service_types.ts";
 import { EngramError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";
@@ -15,7 +22,7 @@ import type {
   TimelineArgs,
   UpdateArgs,
 } from "./schemas.ts";
-import type { DocumentRef, MemoryStore } from "./store.ts";
+import type { MemoryStore } from "./store.ts";
 import type {
   Backlink,
   Brain,
@@ -26,7 +33,6 @@ import type {
   DocumentWithContent,
   IngestResponse,
   Metadata,
-  SearchHit,
   TagCount,
   TimelineEntry,
 } from "./types.ts";
@@ -36,45 +42,12 @@ const WRITE_ATTEMPTS = 20;
 /** Upper bound of the random pause before a retry, in ms. */
 const MAX_BACKOFF_MS = 100;
 
-/** Search result payload (TOOLS.md). */
-export interface SearchResult {
-  query: string;
-  brain_id: string;
-  hits: SearchHit[];
-  took_ms: number;
-}
-
-/** Write options only engram itself sets (ingestion, vault import), never a tool call. */
-export interface WriteOptions {
-  source?: DocumentSource;
-  contentType?: string;
-  /** Keep this id for a new document when no document anywhere has it (vault import). */
-  id?: string;
-  /** Timestamps for a new document (vault import). */
-  createdAt?: string;
-  updatedAt?: string;
-}
-
-/** Text extracted from a file or URL, ready to store. */
-export interface IngestInput {
-  brain?: string;
-  path: string;
-  content: string;
-  title?: string;
-  tags?: string[];
-  metadata?: Metadata;
-  /** SHA-256 of the source bytes: an unchanged source is not stored again. */
-  sourceHash: string;
-  contentType: string;
-  /** Pre-allocated document id (queued ingestion reports it before the work is done). */
-  id?: string;
-}
-
-/** Options for the service. */
-export interface MemoryServiceOptions {
-  /** Brain used when a call names none (config `default_brain` / `ENGRAM_DEFAULT_BRAIN`). */
-  defaultBrain?: string;
-}
+export type {
+  IngestInput,
+  MemoryServiceOptions,
+  SearchResult,
+  WriteOptions,
+} from "./service_types.ts";
 
 /** Memory operations on top of a MemoryStore. */
 export class MemoryService {
@@ -408,35 +381,4 @@ export class MemoryService {
       }
     }
   }
-}
-
-function refOf(args: { id?: string; path?: string }): DocumentRef {
-  return args.id !== undefined ? { id: args.id } : { path: normalizePath(args.path!) };
-}
-
-function notFound(
-  args: { id?: string; path?: string; version?: number },
-  brain: Brain,
-): EngramError {
-  const what = args.id !== undefined ? `id ${args.id}` : `path ${args.path}`;
-  const version = args.version !== undefined ? ` at version ${args.version}` : "";
-  return new EngramError(
-    "not_found",
-    `document with ${what}${version} not found in brain "${brain.slug}"; find documents with memory_search or memory_timeline`,
-  );
-}
-
-/** Merges metadata patches; null deletes a key; tags, when given, replace `metadata.tags`. */
-function mergeMetadata(base: Metadata, patch?: Metadata, tags?: string[]): Metadata {
-  const out: Metadata = { ...base };
-  for (const [k, v] of Object.entries(patch ?? {})) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  if (tags !== undefined) {
-    const unique = [...new Set(tags.map((t) => t.trim()))];
-    if (unique.length) out.tags = unique.join(",");
-    else delete out.tags;
-  }
-  return out;
 }

@@ -1,0 +1,42 @@
+/** @module Inputs and results of the memory service that are not wire records. */
+import type { DocumentSource, Metadata, SearchHit } from "./types.ts";
+
+/** Search result payload (TOOLS.md). */
+export interface SearchResult {
+  query: string;
+  brain_id: string;
+  hits: SearchHit[];
+  took_ms: number;
+}
+
+/** Write options only engram itself sets (ingestion, vault import), never a tool call. */
+export interface WriteOptions {
+  source?: DocumentSource;
+  contentType?: string;
+  /** Keep this id for a new document when no document anywhere has it (vault import). */
+  id?: string;
+  /** Timestamps for a new document (vault import). */
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** Text extracted from a file or URL, ready to store. */
+export interface IngestInput {
+  brain?: string;
+  path: string;
+  content: string;
+  title?: string;
+  tags?: string[];
+  metadata?: Metadata;
+  /** SHA-256 of the source bytes: an unchanged source is not stored again. */
+  sourceHash: string;
+  contentType: string;
+  /** Pre-allocated document id (queued ingestion reports it before the work is done). */
+  id?: string;
+}
+
+/** Options for the service. */
+export interface MemoryServiceOptions {
+  /** Brain used when a call names none (config `default_brain` / `ENGRAM_DEFAULT_BRAIN`). */
+  defaultBrain?: string;
+}
