@@ -1,7 +1,6 @@
 /** @module The SQLite implementation of the MemoryStore port. */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
-import { newId } from "../core/ids.ts";
 import type { DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
 import type {
   AuditEntry,
@@ -20,6 +19,7 @@ import type {
   Visibility,
 } from "../core/types.ts";
 import { AuditWriter } from "./audit_writer.ts";
+import { writeIndex, writeTags } from "./sqlite_writes.ts";
 import { type Prepares, transaction, translateSqliteError } from "./database.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
@@ -196,8 +196,8 @@ export class SqliteStore implements MemoryStore {
           d.byte_size,
           d.updated_at,
         );
-        this.#writeIndex(d.id, d.brain_id, d.title, write.chunks, write.links);
-        this.#writeTags(d.id, d.brain_id, tagsOf(d.metadata));
+        writeIndex(this.#cached, { id: d.id, brainId: d.brain_id, title: d.title }, write);
+        writeTags(this.#cached, { id: d.id, brainId: d.brain_id }, tagsOf(d.metadata));
         return { ...d, version, deleted_at: null };
       })
     );
@@ -258,7 +258,12 @@ export class SqliteStore implements MemoryStore {
         ) as
           | { brain_id: string; title: string }
           | undefined;
-        if (row) this.#writeIndex(documentId, row.brain_id, row.title, chunks, links);
+        if (row) {
+          writeIndex(this.#cached, { id: documentId, brainId: row.brain_id, title: row.title }, {
+            chunks,
+            links,
+          });
+        }
       })
     );
   }
@@ -388,48 +393,6 @@ export class SqliteStore implements MemoryStore {
       val,
     ) as DocumentRow | undefined;
     return row ? toDocument(row) : null;
-  }
-
-  #writeIndex(
-    documentId: string,
-    brainId: string,
-    title: string,
-    chunks: ChunkInput[],
-    links: LinkInput[],
-  ) {
-    this.#prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
-    const insChunk = this.#prepare(
-      `INSERT INTO chunks (id, document_id, brain_id, ordinal, title, headings, body, start_offset, end_offset)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const c of chunks) {
-      insChunk.run(
-        newId("chk"),
-        documentId,
-        brainId,
-        c.ordinal,
-        title,
-        c.heading_path.join(" › "),
-        c.body,
-        c.start_offset,
-        c.end_offset,
-      );
-    }
-    this.#prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
-    const insLink = this.#prepare(
-      "INSERT INTO links (source_document_id, brain_id, kind, target_path, target_key, text) VALUES (?, ?, ?, ?, ?, ?)",
-    );
-    for (const l of links) {
-      insLink.run(documentId, brainId, l.kind, l.target_path, l.target_key, l.text);
-    }
-  }
-
-  #writeTags(documentId: string, brainId: string, tags: string[]) {
-    this.#prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
-    const ins = this.#prepare(
-      "INSERT INTO document_tags (document_id, brain_id, tag) VALUES (?, ?, ?)",
-    );
-    for (const t of tags) ins.run(documentId, brainId, t);
   }
 
   /** Runs synchronous SQLite work, mapping lock timeouts to `busy` and everything else to EngramError. */
