@@ -1,5 +1,6 @@
 /** @module The real `engram stdio`: SDK and raw JSON-RPC sessions, start-up timing, RSS. */
 import { engramRunArgs } from "../src/config/permissions.ts";
+import { engramEnv } from "../tests/helpers.ts";
 import {
   type CallToolResult,
   Client,
@@ -23,18 +24,8 @@ export function stdioCommand(dataDir: string, bin?: string): ServerCommand {
   return { command: Deno.execPath(), args: engramRunArgs(MAIN, tail) };
 }
 
-/** A minimal environment: Deno's cache stays reachable, engram's config paths are in `dataDir`. */
-export function serverEnv(dataDir: string): Record<string, string> {
-  const denoDir = Deno.env.get("DENO_DIR");
-  return {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? dataDir,
-    ...(denoDir ? { DENO_DIR: denoDir } : {}),
-    XDG_CONFIG_HOME: `${dataDir}/xdg-config`,
-    XDG_DATA_HOME: `${dataDir}/xdg-data`,
-    NO_COLOR: "1",
-  };
-}
+/** The environment a spawned server gets (the tests' minimal one: Deno's cache reachable, engram's paths in `dataDir`). */
+export const serverEnv: (dataDir: string) => Record<string, string> = engramEnv;
 
 /** An MCP SDK client on a spawned server, with the server's pid. */
 export interface SdkSession {
