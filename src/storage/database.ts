@@ -93,22 +93,9 @@ export function translateSqliteError(err: unknown): EngramError {
 
 /**
  * Runs `fn` inside `BEGIN IMMEDIATE` so concurrent writers from other processes queue instead of
- * failing midway. Inside an open transaction (a batch) it is a savepoint, so a failing write
- * rolls back alone.
+ * failing midway. (Writes inside a store batch don't come here: see SqliteStore.#write.)
  */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
-  if (db.isTransaction) {
-    db.exec("SAVEPOINT engram_write");
-    try {
-      const out = fn();
-      db.exec("RELEASE engram_write");
-      return out;
-    } catch (err) {
-      db.exec("ROLLBACK TO engram_write");
-      db.exec("RELEASE engram_write");
-      throw err;
-    }
-  }
   db.exec("BEGIN IMMEDIATE");
   try {
     const out = fn();

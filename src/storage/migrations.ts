@@ -60,12 +60,16 @@ export const MIGRATIONS: readonly string[] = [
     end_offset INTEGER NOT NULL
   );
   CREATE INDEX chunks_document ON chunks (document_id, ordinal);
+  -- No prefix indexes: prefix terms are widened through chunks_words (migration 2), so they would
+  -- only cost writes (about a quarter of indexing time).
   CREATE VIRTUAL TABLE chunks_fts USING fts5 (
     title, headings, body,
     content = 'chunks', content_rowid = 'rowid',
-    tokenize = 'porter unicode61 remove_diacritics 2',
-    prefix = '2 3'
+    tokenize = 'porter unicode61 remove_diacritics 2'
   );
+  -- FTS5's own rank is the weighted BM25, so ORDER BY rank LIMIT n on chunks_fts alone (which FTS5
+  -- answers without SQLite sorting every match) ranks like the joined search query.
+  INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('rank', 'bm25(5.0, 2.5, 1.0)');
   CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
   END;
@@ -177,39 +181,6 @@ export const MIGRATIONS: readonly string[] = [
     finished_at TEXT
   );
   CREATE INDEX jobs_runnable ON jobs (status, created_at);
-  `,
-  // 4: FTS5's own rank is the weighted BM25, so `ORDER BY rank LIMIT n` on chunks_fts alone (which
-  // FTS5 answers without SQLite sorting every match) ranks like the joined search query.
-  `
-  INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('rank', 'bm25(5.0, 2.5, 1.0)');
-  `,
-  // 5: chunks_fts without prefix indexes. Prefix queries are widened through chunks_words (2), so
-  // the '2 3' prefix indexes only cost writes (about a quarter of indexing time); FTS5 still
-  // answers a "x"* term without them by scanning the term range.
-  `
-  DROP TRIGGER chunks_ai;
-  DROP TRIGGER chunks_ad;
-  DROP TRIGGER chunks_au;
-  DROP TABLE chunks_fts;
-  CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    title, headings, body,
-    content = 'chunks', content_rowid = 'rowid',
-    tokenize = 'porter unicode61 remove_diacritics 2'
-  );
-  INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('rank', 'bm25(5.0, 2.5, 1.0)');
-  CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
-  END;
-  CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts (chunks_fts, rowid, title, headings, body)
-      VALUES ('delete', old.rowid, old.title, old.headings, old.body);
-  END;
-  CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
-    INSERT INTO chunks_fts (chunks_fts, rowid, title, headings, body)
-      VALUES ('delete', old.rowid, old.title, old.headings, old.body);
-    INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (new.rowid, new.title, new.headings, new.body);
-  END;
-  INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
   `,
 ];
 

@@ -56,10 +56,3 @@ export const SearchOutputSchema = z.looseObject({
   hits: z.array(SearchHitSchema),
   took_ms: z.number().int().min(0),
 });
-
-/** The error payload in `structuredContent` of a failed call. */
-export const ToolErrorSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  retryable: z.boolean(),
-});
