@@ -46,16 +46,16 @@ export async function ingestFile(
   const bytes = await Deno.readFile(file.realPath);
   const hash = sha256Bytes(bytes);
   const brain = await service.brain(caller, args.brain);
-  const existing = await service.store.findDocument(brain.id, { path: docPath });
-  if (
-    file.size > args.queueBytes &&
-    !(existing?.deleted_at === null && existing.metadata.source_hash === hash)
-  ) {
+  // Unchanged since the last ingestion: answer without extracting (a PDF costs far more than a hash).
+  const reused = await service.reused(caller, { brain: brain.id, path: docPath, sourceHash: hash });
+  if (reused) return reused;
+  if (file.size > args.queueBytes) {
     // The same bytes queued again while the first job waits: answer with that job and its id.
     const active = await service.store.findActiveJob(INGEST_FILE_JOB, brain.id, {
       doc_path: docPath,
       hash,
     });
+    const existing = active ? null : await service.store.findDocument(brain.id, { path: docPath });
     const documentId = (active?.payload.document_id as string | undefined) ?? existing?.id ??
       newId("doc");
     const payload: IngestFileJobPayload = {
@@ -84,9 +84,6 @@ export async function ingestFile(
       reused: false,
     };
   }
-  // Unchanged since the last ingestion: answer without extracting (a PDF costs far more than a hash).
-  const reused = await service.reused(caller, { brain: brain.id, path: docPath, sourceHash: hash });
-  if (reused) return reused;
   return await storeExtracted(service, caller, {
     bytes,
     format,
