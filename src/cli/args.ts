@@ -123,3 +123,21 @@ export function intOption(
   }
   return Number(raw);
 }
+
+/** Parses argv; on `--help` prints the command's help to stdout and returns null (exit 0). */
+export function parseOrHelp(
+  argv: string[],
+  spec: CommandSpec,
+  out: { line(text: string): void },
+): Parsed | null {
+  const args = parseCommand(argv, spec);
+  if (!args.help) return args;
+  out.line(helpText(spec));
+  return null;
+}
+
+/** The `--brain` option most commands take. */
+export const BRAIN_OPTION: OptionSpec = {
+  type: "string",
+  help: "SLUG  brain slug or id (else the default brain)",
+};

@@ -1,7 +1,7 @@
 /** @module `engram brains list | create`. */
 import { CreateBrainInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, helpText, parseCommand, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, helpText, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -55,11 +55,8 @@ export async function brainsCommand(argv: string[], ctx: CommandContext): Promis
 }
 
 async function list(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, BRAINS_LIST_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(BRAINS_LIST_SPEC));
-    return 0;
-  }
+  const args = parseOrHelp(argv, BRAINS_LIST_SPEC, ctx.out);
+  if (!args) return 0;
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const items = await runtime.service.listBrains(CLI_CALLER);
     if (args.values.json) ctx.out.json({ items });
@@ -74,11 +71,8 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
 }
 
 async function create(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, BRAINS_CREATE_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(BRAINS_CREATE_SPEC));
-    return 0;
-  }
+  const args = parseOrHelp(argv, BRAINS_CREATE_SPEC, ctx.out);
+  if (!args) return 0;
   const input = parseInput(CreateBrainInput, {
     name: args.positionals[0],
     slug: args.values.slug,

@@ -1,7 +1,7 @@
 /** @module `engram export`: write a brain out as a folder of markdown files with front matter. */
 import { resolve } from "node:path";
 import { exportVault, type VaultFailure } from "../../ingest/vault.ts";
-import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { terminalProgress } from "../progress.ts";
@@ -15,7 +15,7 @@ export const EXPORT_SPEC: CommandSpec = {
     "front matter (id, title, tags, created_at, updated_at, metadata). DIR is created when " +
     "missing; existing files are overwritten. Read it back with engram import.",
   options: {
-    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    brain: BRAIN_OPTION,
     json: { type: "boolean", help: "print the summary as JSON" },
   },
   positionals: [1, 1],
@@ -23,11 +23,8 @@ export const EXPORT_SPEC: CommandSpec = {
 
 /** Exports the brain and prints a summary; exit 1 when a document could not be written. */
 export async function exportCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, EXPORT_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(EXPORT_SPEC));
-    return EXIT.ok;
-  }
+  const args = parseOrHelp(argv, EXPORT_SPEC, ctx.out);
+  if (!args) return 0;
   const dir = resolve(ctx.cwd, args.positionals[0]);
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const progress = terminalProgress(ctx, "exporting", args.values.json === true);

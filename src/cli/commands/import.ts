@@ -1,9 +1,8 @@
 /** @module `engram import`: read a folder of markdown files (an Obsidian-style vault) into a brain. */
 import { resolve } from "node:path";
 import { checkVaultDir, importVault } from "../../ingest/vault.ts";
-import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { EXIT } from "../exit_codes.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 import { terminalProgress } from "../progress.ts";
 import { plural, reportFailures } from "./export.ts";
@@ -16,7 +15,7 @@ export const IMPORT_SPEC: CommandSpec = {
     "/<file relative to DIR>. Front matter gives title, tags, metadata, id and timestamps; wiki " +
     "links become backlinks. Unchanged files make no new version. Exit 1 when a file failed.",
   options: {
-    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    brain: BRAIN_OPTION,
     json: { type: "boolean", help: "print the summary as JSON" },
   },
   positionals: [1, 1],
@@ -24,11 +23,8 @@ export const IMPORT_SPEC: CommandSpec = {
 
 /** Imports the folder and prints a summary; exit 1 when a file could not be imported. */
 export async function importCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, IMPORT_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(IMPORT_SPEC));
-    return EXIT.ok;
-  }
+  const args = parseOrHelp(argv, IMPORT_SPEC, ctx.out);
+  if (!args) return 0;
   const dir = resolve(ctx.cwd, args.positionals[0]);
   // A wrong folder fails before the database is opened or created.
   await checkVaultDir(dir, { create: false });

@@ -5,7 +5,7 @@ import { type Format, formatOf, FORMATS } from "../../ingest/formats.ts";
 import { ingestFile } from "../../ingest/ingest_file.ts";
 import { ingestUrl } from "../../ingest/ingest_url.ts";
 import { walkFiles } from "../../ingest/walk.ts";
-import { type CommandSpec, configFlags, helpText, parseCommand, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { terminalProgress } from "../progress.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -51,11 +51,8 @@ interface Item {
 
 /** Ingests every argument, reporting progress and a summary. */
 export async function ingestCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, INGEST_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(INGEST_SPEC));
-    return 0;
-  }
+  const args = parseOrHelp(argv, INGEST_SPEC, ctx.out);
+  if (!args) return 0;
   const as = args.values.as as string | undefined;
   if (as !== undefined && !(FORMATS as readonly string[]).includes(as)) {
     throw usageError(INGEST_SPEC, `--as must be one of ${FORMATS.join(", ")}, got "${as}"`);

@@ -2,7 +2,7 @@
 import { EngramError } from "../../core/errors.ts";
 import { RememberInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -24,11 +24,8 @@ export const REMEMBER_SPEC: CommandSpec = {
 
 /** Reads the content, remembers it, prints the record. */
 export async function rememberCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, REMEMBER_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(REMEMBER_SPEC));
-    return 0;
-  }
+  const args = parseOrHelp(argv, REMEMBER_SPEC, ctx.out);
+  if (!args) return 0;
   const source = args.positionals[0];
   const content = source === "-"
     ? await new Response(ctx.stdin).text()

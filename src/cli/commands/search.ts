@@ -1,7 +1,7 @@
 /** @module `engram search`: full-text search from a script or a terminal. */
 import { SearchInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, helpText, intOption, parseCommand } from "../args.ts";
+import { type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -22,11 +22,8 @@ export const SEARCH_SPEC: CommandSpec = {
 
 /** Searches and prints hits. */
 export async function searchCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, SEARCH_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(SEARCH_SPEC));
-    return 0;
-  }
+  const args = parseOrHelp(argv, SEARCH_SPEC, ctx.out);
+  if (!args) return 0;
   const input = parseInput(SearchInput, {
     query: args.positionals[0],
     brain: args.values.brain,

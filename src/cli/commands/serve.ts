@@ -1,6 +1,6 @@
 /** @module `engram serve`: the HTTP transports. Not in this build yet; says so instead of pretending. */
 import { EngramError } from "../../core/errors.ts";
-import { type CommandSpec, helpText, parseCommand } from "../args.ts";
+import { type CommandSpec, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 
 /** Usage of `engram serve`. */
@@ -19,11 +19,8 @@ export const SERVE_SPEC: CommandSpec = {
 
 /** Refuses clearly until the HTTP transport lands. */
 export function serveCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, SERVE_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(SERVE_SPEC));
-    return Promise.resolve(0);
-  }
+  const args = parseOrHelp(argv, SERVE_SPEC, ctx.out);
+  if (!args) return Promise.resolve(0);
   throw new EngramError(
     "not_implemented",
     "engram serve (HTTP transport) is not available in this build yet; use engram stdio with an MCP client",

@@ -3,7 +3,7 @@ import { loadConfig } from "../../config/load.ts";
 import { createMcpServer } from "../../mcp/server/factory.ts";
 import { StdioTransport } from "../../mcp/server/stdio_transport.ts";
 import { VERSION } from "../../version.ts";
-import { type CommandSpec, configFlags, helpText, parseCommand } from "../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
@@ -27,11 +27,8 @@ export const STDIO_SPEC: CommandSpec = {
 
 /** Runs the stdio server until stdin closes or a termination signal arrives. */
 export async function stdioCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseCommand(argv, STDIO_SPEC);
-  if (args.help) {
-    ctx.out.line(helpText(STDIO_SPEC));
-    return 0;
-  }
+  const args = parseOrHelp(argv, STDIO_SPEC, ctx.out);
+  if (!args) return 0;
   const config = loadConfig(
     {
       ...configFlags(args.values),
