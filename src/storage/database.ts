@@ -48,11 +48,20 @@ export function openDatabase(file: string, options: OpenOptions = {}): DatabaseS
  */
 function assertWritable(db: DatabaseSync): void {
   const { user_version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
-  db.exec("BEGIN IMMEDIATE");
+  // No busy wait: a read-only file fails at once with READONLY; a file locked by another writer
+  // is writable, and start-up need not queue behind that writer to learn it.
+  db.exec("PRAGMA busy_timeout = 0");
   try {
-    db.exec(`PRAGMA user_version = ${user_version}`);
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(`PRAGMA user_version = ${user_version}`);
+    } finally {
+      db.exec("ROLLBACK");
+    }
+  } catch (err) {
+    if (!/database is locked|SQLITE_BUSY/i.test(String((err as Error).message))) throw err;
   } finally {
-    db.exec("ROLLBACK");
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 }
 

@@ -33,6 +33,12 @@ export function enqueueJob(
 
 /** Claims the oldest queued job, or a running one whose lease expired (its process died). */
 export function claimJob(db: DatabaseSync, leaseMs: number): JobRecord | null {
+  // A read first: every engram start and every queued ingest looks for work, and taking the write
+  // lock only to find nothing would make a start wait behind another process's import.
+  const runnable = db.prepare(
+    "SELECT 1 FROM jobs WHERE status = 'queued' OR (status = 'running' AND lease_until < ?) LIMIT 1",
+  ).get(new Date().toISOString());
+  if (!runnable) return null;
   return transaction(db, () => {
     const now = new Date();
     const row = db.prepare(

@@ -208,3 +208,19 @@ Deno.test("stdio: a search answers while another process holds the write lock; i
     "the queued audit row was written after the lock was released",
   );
 });
+
+Deno.test("stdio: starts and answers while another process holds the write lock", async () => {
+  await using dir = await tempDir();
+  const init = await runEngram(["brains", "list"], { dataDir: dir.path });
+  assert.equal(init.code, 0, init.stderr);
+  const other = new DatabaseSync(`${dir.path}/engram.db`);
+  other.exec("BEGIN IMMEDIATE"); // e.g. an import batch in progress
+  try {
+    await using s = await connectStdio(dir.path);
+    const { items } = await callOk<{ items: unknown[] }>(s.client, "memory_list_brains");
+    assert.equal(items.length, 1);
+  } finally {
+    other.exec("COMMIT");
+    other.close();
+  }
+});
