@@ -1,5 +1,10 @@
 /** @module Shared test helpers: temp data dirs, spawning the real CLI, an SDK client over stdio. */
-import { type CallToolResult, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
+import {
+  type CallToolResult,
+  Client,
+  type ClientCapabilities,
+  StdioClientTransport,
+} from "../src/mcp/sdk.ts";
 import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
@@ -81,7 +86,14 @@ export async function runEngram(
 /** An SDK client connected to a spawned `engram stdio`; stderr is collected. */
 export async function connectStdio(
   dataDir: string,
-  options: { args?: string[]; env?: Record<string, string> } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    /** Client capabilities to advertise (e.g. `{ sampling: {} }`). */
+    capabilities?: ClientCapabilities;
+    /** Registers handlers (e.g. for sampling) before the client connects. */
+    setup?: (client: Client) => void;
+  } = {},
 ): Promise<{ client: Client; stderr: () => string } & AsyncDisposable> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
@@ -92,7 +104,11 @@ export async function connectStdio(
   });
   let stderr = "";
   transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
-  const client = new Client({ name: "engram-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "engram-test", version: "1.0.0" },
+    { capabilities: options.capabilities ?? {} },
+  );
+  options.setup?.(client);
   await client.connect(transport);
   return { client, stderr: () => stderr, [Symbol.asyncDispose]: () => client.close() };
 }

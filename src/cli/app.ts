@@ -11,6 +11,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   remember: async () => (await import("./commands/remember.ts")).rememberCommand,
   ingest: async () => (await import("./commands/ingest.ts")).ingestCommand,
   search: async () => (await import("./commands/search.ts")).searchCommand,
+  ask: async () => (await import("./commands/ask.ts")).askCommand,
+  consolidate: async () => (await import("./commands/consolidate.ts")).consolidateCommand,
   brains: async () => (await import("./commands/brains.ts")).brainsCommand,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
@@ -28,13 +30,16 @@ commands:
   remember FILE|-        store a markdown document
   ingest PATH|URL...     ingest files, folders (walked) and web pages
   search QUERY           full-text search
+  ask QUESTION           answer a question from memory, with citations
+  consolidate            compile summaries, promote recurring facts, prune old episodes
   brains list|create     list or create brains
   export DIR             write a brain out as markdown files with front matter
   import DIR             read a folder of markdown files (a vault) into a brain
   version                print version information
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.
-Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 database busy (retry later).
+Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 busy: database or consolidation lock
+held by another process (retry later).
 `;
 
 /** Runs one command line and returns the exit code. Never throws. */

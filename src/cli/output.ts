@@ -4,6 +4,8 @@
 export interface Output {
   /** Writes a line to stdout. */
   line(text: string): void;
+  /** Writes text to stdout without a newline (streamed answers). */
+  write(text: string): void;
   /** Writes a value as pretty JSON to stdout. */
   json(value: unknown): void;
   /** Writes a line to stderr. */
@@ -21,13 +23,14 @@ export function consoleOutput(options: { noColor: boolean }): Output {
   const enc = new TextEncoder();
   const isTerminal = Deno.stdout.isTerminal();
   const color = isTerminal && !options.noColor;
-  const write = (stream: typeof Deno.stdout, text: string) => {
-    const bytes = enc.encode(text + "\n");
+  const write = (stream: typeof Deno.stdout, text: string, end = "\n") => {
+    const bytes = enc.encode(text + end);
     let off = 0;
     while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
   };
   return {
     line: (text) => write(Deno.stdout, text),
+    write: (text) => write(Deno.stdout, text, ""),
     json: (value) => write(Deno.stdout, JSON.stringify(value, null, 2)),
     warn: (text) => write(Deno.stderr, text),
     bold: (t) => (color ? `\x1b[1m${t}\x1b[22m` : t),

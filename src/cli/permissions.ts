@@ -28,10 +28,12 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
   // env is kept in every mode: Deno cannot narrow a granted --allow-env to ENGRAM_*, and
   // libraries read variables at call time (yaml reads LOG_TOKENS per parse, node-html-markdown
   // LOG_PERF per conversion), so revoking it breaks them midway.
+  const httpModels = config.providers.some((p) => p.type === "openai" || p.type === "anthropic");
   if (mode === "cli" || mode === "ingest") {
     await revoke({ name: "run" }, "run");
-    // `engram ingest` fetches URLs; the other one-shot commands never touch the network.
-    if (mode === "cli") await revoke({ name: "net" }, "net");
+    // `engram ingest` fetches URLs; the other one-shot commands only reach configured model
+    // providers (answers, embeddings).
+    if (mode === "cli" && !httpModels) await revoke({ name: "net" }, "net");
     return revoked;
   }
   const keep = new Set(configuredRunAllowlist(config));
@@ -39,7 +41,7 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
     if (!keep.has(cmd)) await revoke({ name: "run", command: cmd }, `run:${cmd}`);
   }
   // A write-tier session may ingest URLs; read tier never fetches anything.
-  const needsNet = mode === "serve" || config.stdioTier !== "read" || config.providers.length > 0 ||
+  const needsNet = mode === "serve" || config.stdioTier !== "read" || httpModels ||
     config.mcp.mcp_servers.some((s) => s.transport === "http" || s.transport === "sse");
   if (!needsNet) await revoke({ name: "net" }, "net");
   if (

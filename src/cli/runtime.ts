@@ -2,7 +2,11 @@
 import { type ConfigFlags, loadConfig, type ResolvedConfig } from "../config/load.ts";
 import type { EnvSnapshot } from "../config/env.ts";
 import { applyModePermissions } from "./permissions.ts";
-import type { Logger } from "../core/logger.ts";
+import { stderrLogger } from "./logger.ts";
+import { type Logger, silentLogger } from "../core/logger.ts";
+import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/extraction.ts";
+import { ProviderSet } from "../providers/stack.ts";
+import type { ConsolidateSettings } from "../core/consolidate.ts";
 import type { IngestContext } from "../ingest/context.ts";
 import {
   INGEST_FILE_JOB,
@@ -17,10 +21,11 @@ import type { CallerContext } from "../core/types.ts";
 import { openDatabase } from "../storage/database.ts";
 import { SqliteStore } from "../storage/sqlite_store.ts";
 
-/** An open store and the service on it. */
+/** An open store, the service on it, and the configured language-model providers. */
 export interface Runtime {
   store: SqliteStore;
   service: MemoryService;
+  providers: ProviderSet;
   close(): void;
 }
 
@@ -33,7 +38,11 @@ export const CLI_CALLER: CallerContext = {
 };
 
 /** Creates the data directory, opens and migrates the database, and creates `default` on first run. */
-export async function openRuntime(config: ResolvedConfig): Promise<Runtime> {
+export async function openRuntime(
+  config: ResolvedConfig,
+  options: { logger?: Logger } = {},
+): Promise<Runtime> {
+  const logger = options.logger ?? silentLogger;
   try {
     Deno.mkdirSync(config.dataDir, { recursive: true });
   } catch (err) {
@@ -48,9 +57,14 @@ export async function openRuntime(config: ResolvedConfig): Promise<Runtime> {
   const store = new SqliteStore(openDatabase(config.dbFile, { synchronous: config.synchronous }));
   try {
     await ensureDefaultBrain(store);
-    const service = new MemoryService(store, { defaultBrain: config.defaultBrain });
+    const providers = new ProviderSet(config.providers, { logger });
+    const service = new MemoryService(store, {
+      defaultBrain: config.defaultBrain,
+      embedder: providers.embedder,
+      logger,
+    });
     if (config.defaultBrain !== undefined) await service.brain(CLI_CALLER);
-    return { store, service, close: () => store.close() };
+    return { store, service, providers, close: () => store.close() };
   } catch (err) {
     store.close();
     throw err;
@@ -73,12 +87,20 @@ export function createJobRunner(
   return new JobRunner(runtime.store, {
     logger: options.logger,
     leaseMs: options.config.ingest.job_lease_ms,
+    retryDelayMs: options.config.ingest.job_retry_ms,
     handlers: {
       [INGEST_FILE_JOB]: async (job) => ({
         ...(await runIngestFileJob(runtime.service, JOB_CALLER, {
           brain_id: job.brain_id,
           payload: job.payload as unknown as IngestFileJobPayload,
         })),
+      }),
+      [EXTRACT_JOB]: async (job) => ({
+        ...(await runExtraction(
+          { service: runtime.service, model: runtime.providers.background() },
+          JOB_CALLER,
+          { brain_id: job.brain_id, payload: job.payload as unknown as ExtractJobPayload },
+        )),
       }),
     },
   });
@@ -110,11 +132,19 @@ export async function withRuntime<T>(
   options: { mode?: "cli" | "ingest" } = {},
 ): Promise<T> {
   const config = loadConfig(flags, { env: ctx.env, cwd: ctx.cwd });
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { logger: stderrLogger(config.logLevel) });
   try {
     await applyModePermissions(options.mode ?? "cli", config);
     return await fn(runtime, config);
   } finally {
     runtime.close();
   }
+}
+
+/** Consolidation settings from config. */
+export function consolidateSettings(config: ResolvedConfig): ConsolidateSettings {
+  return {
+    promoteAfterSessions: config.consolidate.promote_after_sessions,
+    pruneAfterDays: config.consolidate.prune_episodes_after_days,
+  };
 }

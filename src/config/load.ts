@@ -29,6 +29,7 @@ export interface ResolvedConfig {
   mcp: FileConfig["mcp"];
   ingest: FileConfig["ingest"];
   providers: FileConfig["providers"];
+  consolidate: FileConfig["consolidate"];
   /** NO_COLOR is set (https://no-color.org). */
   noColor: boolean;
 }
@@ -44,6 +45,7 @@ export function loadConfig(
   if (file) {
     const text = readConfigText(file);
     const source = parseYamlSource(file, text);
+    checkSecretReferences(source);
     const interpolated = interpolate(source.value, [], source, env);
     parsed = validate(interpolated, source);
   } else {
@@ -81,6 +83,7 @@ export function loadConfig(
     },
     ingest: parsed.ingest,
     providers: parsed.providers,
+    consolidate: parsed.consolidate,
     noColor: (env.get("NO_COLOR") ?? "") !== "",
   };
 }
@@ -137,6 +140,24 @@ function readConfigText(file: string): string {
       { cause: err },
     );
   }
+}
+
+/** Provider keys must be `${VAR}` references: a key written into the file would end up in backups and repos. */
+function checkSecretReferences(source: YamlSource): void {
+  const providers = (source.value as { providers?: unknown } | null)?.providers;
+  if (!Array.isArray(providers)) return;
+  providers.forEach((p, i) => {
+    const key = (p as { api_key?: unknown } | null)?.api_key;
+    if (key === undefined || key === null) return;
+    if (typeof key !== "string" || !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(key.trim())) {
+      throw new EngramError(
+        "invalid_argument",
+        `config ${
+          where(source, ["providers", i, "api_key"])
+        }: write the key as an environment reference such as \${OPENAI_API_KEY}; keys are never stored in the config file`,
+      );
+    }
+  });
 }
 
 /** Replaces `${VAR}` in every string value; `$${` is a literal `${`. A missing variable is an error with its line. */

@@ -13,6 +13,41 @@ export const LOG_LEVELS = [
   "emergency",
 ] as const;
 
+const providerCommon = {
+  name: z.string().min(1).max(64).optional().describe("Shown in errors and logs; else the type"),
+  timeout_ms: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  max_retries: z.coerce.number().int().min(0).max(10).default(2),
+  max_tokens: z.coerce.number().int().min(16).max(200_000).default(1024),
+};
+
+/** One entry of `providers`, tried in the listed order (PRODUCT.md "Language-model providers"). */
+export const ProviderSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("openai"),
+    ...providerCommon,
+    base_url: z.url().describe("e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1"),
+    model: z.string().min(1),
+    api_key: z.string().min(1).optional(),
+    embedding_model: z.string().min(1).optional().describe("Enables vector search"),
+  }),
+  z.strictObject({
+    type: z.literal("anthropic"),
+    ...providerCommon,
+    base_url: z.url().default("https://api.anthropic.com"),
+    model: z.string().min(1),
+    api_key: z.string().min(1),
+  }),
+  z.strictObject({
+    type: z.literal("sampling"),
+    name: providerCommon.name,
+    max_tokens: providerCommon.max_tokens,
+  }),
+  z.strictObject({ type: z.literal("extractive"), name: providerCommon.name }),
+]);
+
+/** A validated provider entry. */
+export type ProviderConfig = z.infer<typeof ProviderSchema>;
+
 /** The YAML config. Unknown keys are errors so a typo never silently does nothing. */
 export const ConfigSchema = z.strictObject({
   data_dir: z.string().min(1).optional().describe("Directory holding engram.db"),
@@ -39,13 +74,19 @@ export const ConfigSchema = z.strictObject({
     queue_bytes: z.coerce.number().int().min(0).default(2 * 1024 * 1024),
     url_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
     job_lease_ms: z.coerce.number().int().min(100).default(30_000),
+    job_retry_ms: z.coerce.number().int().min(0).default(2_000),
   }).default({
+    job_retry_ms: 2_000,
     allowed_url_hosts: [],
     queue_bytes: 2 * 1024 * 1024,
     url_timeout_ms: 15_000,
     job_lease_ms: 30_000,
   }),
-  providers: z.array(z.looseObject({ type: z.string().min(1) })).default([]),
+  providers: z.array(ProviderSchema).default([]),
+  consolidate: z.strictObject({
+    promote_after_sessions: z.coerce.number().int().min(2).default(2),
+    prune_episodes_after_days: z.coerce.number().int().min(1).default(90),
+  }).default({ promote_after_sessions: 2, prune_episodes_after_days: 90 }),
 });
 
 /** The validated file config. */

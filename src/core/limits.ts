@@ -13,6 +13,11 @@ export const LIMITS = {
   slugChars: 64,
   metadataKeyChars: 128,
   timelineLimit: 500,
+  messages: 500,
+  messageChars: 1_000_000,
+  sessionIdChars: 128,
+  recallTopK: 50,
+  askChars: 8192,
 } as const;
 
 /** The slug rule for brains. */

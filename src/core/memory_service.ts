@@ -23,6 +23,10 @@ import type {
   UpdateArgs,
 } from "./schemas.ts";
 import type { MemoryStore } from "./store.ts";
+import { backfillVectors, embedDocument } from "./embedding.ts";
+import { hybridSearch } from "./hybrid_search.ts";
+import { type Logger, silentLogger } from "./logger.ts";
+import type { Embedder } from "./model.ts";
 import type {
   Backlink,
   Brain,
@@ -33,6 +37,8 @@ import type {
   DocumentWithContent,
   IngestResponse,
   Metadata,
+  SearchHit,
+  SearchQuery,
   TagCount,
   TimelineEntry,
 } from "./types.ts";
@@ -53,10 +59,15 @@ export type {
 export class MemoryService {
   readonly store: MemoryStore;
   readonly #defaultBrain?: string;
+  /** Set when an embedding provider is configured: chunks get vectors and search fuses them. */
+  readonly embedder?: Embedder;
+  readonly #logger: Logger;
 
   constructor(store: MemoryStore, options: MemoryServiceOptions = {}) {
     this.store = store;
     this.#defaultBrain = options.defaultBrain;
+    this.embedder = options.embedder;
+    this.#logger = options.logger ?? silentLogger;
   }
 
   /** The brain a call runs against. */
@@ -93,7 +104,7 @@ export class MemoryService {
     if (reused) return reused;
     const path = normalizePath(input.path);
     const elapsed = () => Math.round(performance.now() - started);
-    const { doc, chunkCount } = await this.#remember(caller, {
+    const { doc, chunkCount, embedded } = await this.#remember(caller, {
       content: input.content,
       title: input.title,
       brain: input.brain,
@@ -107,7 +118,7 @@ export class MemoryService {
       path,
       hash: input.sourceHash,
       chunk_count: chunkCount ?? await this.store.chunkCount(doc.id),
-      embedded_count: 0,
+      embedded_count: embedded,
       duration_ms: elapsed(),
       reused: false,
     };
@@ -147,14 +158,14 @@ export class MemoryService {
     caller: CallerContext,
     args: RememberArgs,
     options: WriteOptions,
-  ): Promise<{ doc: DocumentRecord; chunkCount: number | null }> {
+  ): Promise<{ doc: DocumentRecord; chunkCount: number | null; embedded: number }> {
     const brain = await this.brain(caller, args.brain);
     const title = args.title ?? deriveTitle(args.content);
     const path = normalizePath(args.path ?? derivePath(title));
     const id = options.id && !(await this.store.documentIdTaken(options.id))
       ? options.id
       : undefined;
-    return await this.#retrying(async () => {
+    const written = await this.#retrying(async () => {
       const existing = await this.store.findDocument(brain.id, { path });
       const metadata = mergeMetadata(existing?.metadata ?? {}, args.metadata, args.tags);
       return await this.#write(brain.id, existing, {
@@ -169,6 +180,13 @@ export class MemoryService {
         updatedAt: options.updatedAt,
       });
     });
+    const embedded = written.chunkCount === null ? 0 : await this.#embed(written.doc.id);
+    return { ...written, embedded };
+  }
+
+  /** Vectors for a freshly written document, when vectors are on. */
+  #embed(documentId: string): Promise<number> {
+    return embedDocument(this.store, documentId, { embedder: this.embedder, logger: this.#logger });
   }
 
   /** A live document with content, by id or path, optionally at a past version. */
@@ -209,13 +227,15 @@ export class MemoryService {
           );
         }
       }
-      const { doc } = await this.#write(brain.id, current, {
+      return await this.#write(brain.id, current, {
         content: args.content ?? currentContent,
         title: args.title ?? current.title,
         path,
         metadata: mergeMetadata(current.metadata, args.metadata, args.tags),
         source: current.source,
       });
+    }).then(async ({ doc, chunkCount }) => {
+      if (chunkCount !== null) await this.#embed(doc.id);
       return doc;
     });
   }
@@ -232,7 +252,7 @@ export class MemoryService {
   async search(caller: CallerContext, args: SearchArgs): Promise<SearchResult> {
     const brain = await this.brain(caller, args.brain);
     const started = performance.now();
-    const hits = await this.store.search({
+    const hits = await this.searchHits({
       brainId: brain.id,
       text: args.query,
       topK: args.top_k,
@@ -245,6 +265,11 @@ export class MemoryService {
       hits,
       took_ms: Math.round(performance.now() - started),
     };
+  }
+
+  /** Ranked hits in a resolved brain: full text, fused with vectors when an embedder is configured. */
+  searchHits(query: SearchQuery): Promise<SearchHit[]> {
+    return hybridSearch(this.store, query, { embedder: this.embedder, logger: this.#logger });
   }
 
   /** Recent changes in a brain. */
@@ -293,7 +318,9 @@ export class MemoryService {
   async reindex(
     caller: CallerContext,
     args: { brain?: string },
-  ): Promise<{ brain_id: string; documents: number; chunks: number; took_ms: number }> {
+  ): Promise<
+    { brain_id: string; documents: number; chunks: number; embedded: number; took_ms: number }
+  > {
     const brain = await this.brain(caller, args.brain);
     const started = performance.now();
     let documents = 0;
@@ -304,10 +331,13 @@ export class MemoryService {
       documents++;
       chunks += c.length;
     }
+    // Re-chunking dropped the old vectors; embed everything missing (also after an outage).
+    const embedded = this.embedder ? await backfillVectors(this.store, brain.id, this.embedder) : 0;
     return {
       brain_id: brain.id,
       documents,
       chunks,
+      embedded,
       took_ms: Math.round(performance.now() - started),
     };
   }

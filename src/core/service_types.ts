@@ -1,4 +1,6 @@
 /** @module Inputs and results of the memory service that are not wire records. */
+import type { Logger } from "./logger.ts";
+import type { Embedder } from "./model.ts";
 import type { DocumentSource, Metadata, SearchHit } from "./types.ts";
 
 /** Search result payload (TOOLS.md). */
@@ -39,4 +41,7 @@ export interface IngestInput {
 export interface MemoryServiceOptions {
   /** Brain used when a call names none (config `default_brain` / `ENGRAM_DEFAULT_BRAIN`). */
   defaultBrain?: string;
+  /** Embedding provider: chunks get vectors and search fuses them with full text. */
+  embedder?: Embedder;
+  logger?: Logger;
 }

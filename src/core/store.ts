@@ -12,12 +12,16 @@ import type {
   DocumentWithContent,
   JobRecord,
   LinkInput,
+  LockHolder,
   SearchHit,
   SearchQuery,
+  SessionRecord,
+  StoredMessage,
   TagCount,
   TimelineEntry,
   Visibility,
 } from "./types.ts";
+import type { Scope } from "./limits.ts";
 
 /** Everything needed to write a new document version atomically. */
 export interface VersionWrite {
@@ -89,8 +93,13 @@ export interface MemoryStore {
   renewJob(id: string, leaseMs: number): Promise<void>;
   /** Marks a job completed with its result. */
   completeJob(id: string, result: Record<string, unknown>): Promise<void>;
-  /** Marks a job failed for good, or puts it back in the queue to retry. */
-  failJob(id: string, error: string, options: { retry: boolean }): Promise<void>;
+  /**
+   * Marks a job failed for good, or puts it back in the queue to retry — not before `delayMs`
+   * from now when given (claimJob skips it until then).
+   */
+  failJob(id: string, error: string, options: { retry: boolean; delayMs?: number }): Promise<void>;
+  /** When the earliest queued job waiting on a retry delay becomes runnable (ISO time), or null. */
+  nextDelayedJobAt(): Promise<string | null>;
   /** A queued or running job of `kind` in a brain whose payload has these values, or null. */
   findActiveJob(
     kind: string,
@@ -99,6 +108,60 @@ export interface MemoryStore {
   ): Promise<JobRecord | null>;
   /** A job by id. */
   getJob(id: string): Promise<JobRecord | null>;
+
+  /** Live documents whose path starts with `prefix`, oldest first (consolidation, fact lookup). */
+  listDocuments(brainId: string, options: { prefix: string }): Promise<DocumentRecord[]>;
+
+  /** Inserts a session; throws `conflict` when the id is taken. */
+  createSession(session: SessionRecord): Promise<SessionRecord>;
+  /** A session by id, or null. */
+  getSession(id: string): Promise<SessionRecord | null>;
+  /** Sets `ended_at` and/or replaces `metadata`. */
+  updateSession(
+    id: string,
+    patch: { ended_at?: string; metadata?: Record<string, unknown> },
+  ): Promise<SessionRecord>;
+  /** Appends messages in order, in one transaction; returns them with their `seq`. */
+  appendMessages(
+    sessionId: string,
+    messages: Omit<StoredMessage, "seq" | "session_id">[],
+  ): Promise<StoredMessage[]>;
+  /**
+   * A session's messages in order: all of them, those after `afterSeq`, or the last `last`.
+   */
+  listMessages(
+    sessionId: string,
+    options?: { afterSeq?: number; last?: number },
+  ): Promise<StoredMessage[]>;
+  /** Number of messages in a session. */
+  messageCount(sessionId: string): Promise<number>;
+
+  /**
+   * Takes the named lock for `ttlMs` unless someone else holds an unexpired one; returns null
+   * when taken, else the current holder. Works across processes sharing the database.
+   */
+  acquireLock(name: string, holder: string, ttlMs: number): Promise<LockHolder | null>;
+  /** Extends a held lock. */
+  renewLock(name: string, holder: string, ttlMs: number): Promise<void>;
+  /** Releases the lock if `holder` holds it. */
+  releaseLock(name: string, holder: string): Promise<void>;
+
+  /** A document's current chunks (id and text), in order, for embedding. */
+  chunksOf(documentId: string): Promise<{ id: string; text: string }[]>;
+  /** Live chunks of a brain that have no vector for `model` yet, up to `limit`. */
+  chunksWithoutVectors(
+    brainId: string,
+    options: { model: string; limit: number },
+  ): Promise<{ id: string; text: string }[]>;
+  /** Stores (replaces) chunk vectors for `model`. */
+  putVectors(model: string, rows: { chunk_id: string; vector: Float32Array }[]): Promise<void>;
+  /**
+   * The `topK` live chunks nearest to `vector` by cosine similarity (score = similarity), among
+   * vectors of `model`, within the scope. Hits have no highlights.
+   */
+  vectorSearch(
+    query: { brainId: string; vector: Float32Array; model: string; topK: number; scope: Scope },
+  ): Promise<SearchHit[]>;
 
   /** Appends one audit row. */
   audit(entry: AuditEntry): Promise<void>;

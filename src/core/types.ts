@@ -197,3 +197,40 @@ export interface JobRecord {
   updated_at: string;
   finished_at: string | null;
 }
+
+/** A conversation session (memory_extract / memory_recall / memory_reflect). */
+export interface SessionRecord {
+  id: string;
+  brain_id: string;
+  client_id: string | null;
+  actor_id: string | null;
+  started_at: string;
+  /** Set when memory_reflect closed the session. */
+  ended_at: string | null;
+  /** Engram's bookkeeping: `extracted_seq`, `reflection`, ... */
+  metadata: Record<string, unknown>;
+}
+
+/** SessionMessageRecord as on the wire (TOOLS.md): the create-time metadata is not echoed. */
+export interface SessionMessageRecord {
+  id: string;
+  session_id: string;
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  name?: string;
+  created_at: string;
+}
+
+/** A message as stored: the wire record plus its order in the session and its metadata. */
+export interface StoredMessage extends SessionMessageRecord {
+  /** Increasing within a session (insertion order). */
+  seq: number;
+  metadata: Record<string, unknown>;
+}
+
+/** The holder of a named lock (consolidation), when someone else has it. */
+export interface LockHolder {
+  holder: string;
+  acquired_at: string;
+  expires_at: string;
+}

@@ -20,7 +20,12 @@ export interface JobRunnerOptions {
   logger: Logger;
   leaseMs: number;
   maxAttempts?: number;
+  /** Pause before the first retry of a failed job; doubled for each further attempt. */
+  retryDelayMs?: number;
 }
+
+/** Longest pause between two attempts of a job. */
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
 /** One process's job worker. */
 export class JobRunner {
@@ -29,10 +34,17 @@ export class JobRunner {
   #loop: Promise<void> | null = null;
   #again = false;
   #waiters = new Map<string, Set<() => void>>();
+  /** Wakes the runner when a job waiting out its retry delay becomes runnable. */
+  #wake: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
 
   constructor(store: MemoryStore, options: JobRunnerOptions) {
     this.#store = store;
-    this.#o = { ...options, maxAttempts: options.maxAttempts ?? 3 };
+    this.#o = {
+      ...options,
+      maxAttempts: options.maxAttempts ?? 3,
+      retryDelayMs: options.retryDelayMs ?? 2000,
+    };
   }
 
   /** Starts working through runnable jobs, unless already working (then it looks again after). */
@@ -50,9 +62,15 @@ export class JobRunner {
     });
   }
 
-  /** Resolves when no job is running in this process (used before exiting). */
+  /**
+   * Resolves when no job is running in this process, and stops waiting for delayed retries
+   * (used before exiting; a later engram process runs them).
+   */
   async drain(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#wake);
     while (this.#loop) await this.#loop;
+    clearTimeout(this.#wake);
   }
 
   /** The job once it has finished, or as it stands after `timeoutMs`; null when unknown. */
@@ -84,11 +102,21 @@ export class JobRunner {
   async #work(): Promise<void> {
     for (;;) {
       const job = await this.#store.claimJob(this.#o.leaseMs);
-      if (!job) return;
+      if (!job) {
+        await this.#wakeForDelayed();
+        return;
+      }
       await this.#run(job);
       for (const notify of [...(this.#waiters.get(job.id) ?? [])]) notify();
       this.#waiters.delete(job.id);
     }
+  }
+
+  async #wakeForDelayed(): Promise<void> {
+    const next = await this.#store.nextDelayedJobAt();
+    clearTimeout(this.#wake);
+    if (!next || this.#stopped) return;
+    this.#wake = setTimeout(() => this.kick(), Math.max(0, Date.parse(next) - Date.now()) + 5);
   }
 
   async #run(job: JobRecord): Promise<void> {
@@ -126,7 +154,11 @@ export class JobRunner {
     } catch (err) {
       const e = toEngramError(err);
       const retry = e.retryable && job.attempts < maxAttempts;
-      await this.#store.failJob(job.id, `${e.code}: ${e.message}`, { retry });
+      const delayMs = Math.min(
+        MAX_RETRY_DELAY_MS,
+        this.#o.retryDelayMs * 2 ** Math.max(0, job.attempts - 1),
+      );
+      await this.#store.failJob(job.id, `${e.code}: ${e.message}`, { retry, delayMs });
       logger.warn(`job ${job.id} (${job.kind}) ${retry ? "failed; will retry" : "failed"}`, {
         error: e.message,
       });

@@ -182,6 +182,26 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX jobs_runnable ON jobs (status, created_at);
   `,
+  // 4: agent memory. Retried jobs wait out a delay (run_after, NULL = runnable now); named locks
+  // with an expiry, so a crashed holder cannot block consolidation forever; chunk vectors keyed by
+  // the chunk's rowid, so they go with their chunk when a new version re-chunks the document.
+  `
+  ALTER TABLE jobs ADD COLUMN run_after TEXT;
+  CREATE TABLE locks (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    acquired_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  CREATE TABLE chunk_vectors (
+    chunk_rowid INTEGER NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (chunk_rowid, model)
+  ) WITHOUT ROWID;
+  CREATE INDEX sessions_brain ON sessions (brain_id);
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -31,24 +31,29 @@ export function enqueueJob(
   return getJob(db, job.id)!;
 }
 
-/** Claims the oldest queued job, or a running one whose lease expired (its process died). */
+/**
+ * Which jobs may be claimed at `$now`: queued ones whose retry delay (if any) is over, and running
+ * ones whose lease expired (their process died).
+ */
+const RUNNABLE = `(status = 'queued' AND (run_after IS NULL OR run_after <= $now))
+  OR (status = 'running' AND lease_until < $now)`;
+
+/** Claims the oldest runnable job. */
 export function claimJob(db: DatabaseSync, leaseMs: number): JobRecord | null {
   // A read first: every engram start and every queued ingest looks for work, and taking the write
   // lock only to find nothing would make a start wait behind another process's import.
-  const runnable = db.prepare(
-    "SELECT 1 FROM jobs WHERE status = 'queued' OR (status = 'running' AND lease_until < ?) LIMIT 1",
-  ).get(new Date().toISOString());
+  const runnable = db.prepare(`SELECT 1 FROM jobs WHERE ${RUNNABLE} LIMIT 1`).get({
+    now: new Date().toISOString(),
+  });
   if (!runnable) return null;
   return transaction(db, () => {
     const now = new Date();
     const row = db.prepare(
-      `SELECT id FROM jobs
-        WHERE status = 'queued' OR (status = 'running' AND lease_until < ?)
-        ORDER BY created_at, rowid LIMIT 1`,
-    ).get(now.toISOString()) as { id: string } | undefined;
+      `SELECT id FROM jobs WHERE ${RUNNABLE} ORDER BY created_at, rowid LIMIT 1`,
+    ).get({ now: now.toISOString() }) as { id: string } | undefined;
     if (!row) return null;
     db.prepare(
-      "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?",
+      "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, run_after = NULL, updated_at = ? WHERE id = ?",
     ).run(new Date(now.getTime() + leaseMs).toISOString(), now.toISOString(), row.id);
     return getJob(db, row.id);
   });
@@ -70,12 +75,32 @@ export function completeJob(db: DatabaseSync, id: string, result: Record<string,
   ).run(JSON.stringify(result), now, now, id);
 }
 
-/** Marks a job failed, or queues it again when it may be retried. */
-export function failJob(db: DatabaseSync, id: string, error: string, retry: boolean): void {
-  const now = new Date().toISOString();
+/** Marks a job failed, or queues it again when it may be retried, not before `delayMs` from now. */
+export function failJob(
+  db: DatabaseSync,
+  id: string,
+  error: string,
+  options: { retry: boolean; delayMs?: number },
+): void {
+  const now = new Date();
+  const at = now.toISOString();
+  const delay = options.retry && options.delayMs && options.delayMs > 0 ? options.delayMs : 0;
+  const runAfter = delay > 0 ? new Date(now.getTime() + delay).toISOString() : null;
   db.prepare(
-    `UPDATE jobs SET status = ?, error = ?, lease_until = NULL, updated_at = ?, finished_at = ? WHERE id = ?`,
-  ).run(retry ? "queued" : "failed", error, now, retry ? null : now, id);
+    `UPDATE jobs SET status = ?, error = ?, lease_until = NULL, run_after = ?, updated_at = ?, finished_at = ?
+      WHERE id = ?`,
+  ).run(options.retry ? "queued" : "failed", error, runAfter, at, options.retry ? null : at, id);
+}
+
+/**
+ * The earliest `run_after` of a queued job, or null. A time already past is still returned: the
+ * job became runnable between the caller's claim and this read, and a waiter must not miss it.
+ */
+export function nextDelayedJobAt(db: DatabaseSync): string | null {
+  const row = db.prepare(
+    "SELECT min(run_after) AS at FROM jobs WHERE status = 'queued' AND run_after IS NOT NULL",
+  ).get() as { at: string | null };
+  return row.at;
 }
 
 /** A queued or running job of a kind whose payload has the given values. */

@@ -1,7 +1,8 @@
 /** @module The SQLite implementation of the MemoryStore port. */
-import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import type { DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
+import type { Scope } from "../core/limits.ts";
 import type {
   AuditEntry,
   Backlink,
@@ -12,15 +13,18 @@ import type {
   DocumentWithContent,
   JobRecord,
   LinkInput,
+  LockHolder,
   SearchHit,
   SearchQuery,
+  SessionRecord,
+  StoredMessage,
   TagCount,
   TimelineEntry,
   Visibility,
 } from "../core/types.ts";
 import { AuditWriter } from "./audit_writer.ts";
 import { writeIndex, writeTags } from "./sqlite_writes.ts";
-import { type Prepares, transaction, translateSqliteError } from "./database.ts";
+import { SqliteConnection } from "./sqlite_connection.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
 import { backlinks, brainStats, searchChunks, tagCounts, timeline } from "./sqlite_queries.ts";
 import {
@@ -30,41 +34,35 @@ import {
   failJob,
   findActiveJob,
   getJob,
+  nextDelayedJobAt,
   renewJob,
 } from "./sqlite_jobs.ts";
+import { listDocuments } from "./sqlite_prefix.ts";
+import * as sessions from "./sqlite_sessions.ts";
+import * as locks from "./sqlite_locks.ts";
+import * as vectors from "./sqlite_vectors.ts";
 
-/** The `cause` of the error a rolled-back batch throws; its writes can be replayed one by one. */
-export const BATCH_ROLLED_BACK = "batch-rolled-back";
+/** Re-exported where callers of `batch()` import it from. */
+export { BATCH_ROLLED_BACK } from "./sqlite_connection.ts";
 
 /** MemoryStore over one node:sqlite connection. */
-export class SqliteStore implements MemoryStore {
-  #db: DatabaseSync;
-  /** Prepared once per connection: preparing costs more than running most of these statements. */
-  #statements = new Map<string, StatementSync>();
-  #cached: Prepares = { prepare: (sql: string) => this.#prepare(sql) };
+export class SqliteStore extends SqliteConnection implements MemoryStore {
   #audit: AuditWriter;
-  /** The open batch, if any; `poisoned` says why it must be rolled back. */
-  #batch: { poisoned: string | null } | null = null;
 
   constructor(db: DatabaseSync) {
-    this.#db = db;
-    this.#audit = new AuditWriter(db, this.#cached);
-  }
-
-  /** The underlying connection, for maintenance commands and benchmarks. */
-  get db(): DatabaseSync {
-    return this.#db;
+    super(db);
+    this.#audit = new AuditWriter(db, this.cached);
   }
 
   listBrains(): Promise<Brain[]> {
-    return this.#run(() =>
-      this.#prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain)
+    return this.run(() =>
+      this.prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain)
     );
   }
 
   findBrain(slugOrId: string): Promise<Brain | null> {
-    return this.#run(() => {
-      const row = this.#prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(
+    return this.run(() => {
+      const row = this.prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(
         slugOrId,
         slugOrId,
       );
@@ -75,9 +73,9 @@ export class SqliteStore implements MemoryStore {
   createBrain(
     input: { id: string; slug: string; name: string; visibility: Visibility },
   ): Promise<Brain> {
-    return this.#run(() => {
+    return this.run(() => {
       const now = new Date().toISOString();
-      const inserted = this.#prepare(
+      const inserted = this.prepare(
         "INSERT INTO brains (id, slug, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING",
       ).run(input.id, input.slug, input.name, input.visibility, now, now);
       if (inserted.changes === 0) {
@@ -91,7 +89,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   findDocument(brainId: string, ref: DocumentRef): Promise<DocumentRecord | null> {
-    return this.#run(() => this.#findRow(brainId, ref));
+    return this.run(() => this.#findRow(brainId, ref));
   }
 
   readDocument(
@@ -99,11 +97,11 @@ export class SqliteStore implements MemoryStore {
     ref: DocumentRef,
     version?: number,
   ): Promise<DocumentWithContent | null> {
-    return this.#run(() => {
+    return this.run(() => {
       const doc = this.#findRow(brainId, ref);
       if (!doc) return null;
       const v = version ?? doc.version;
-      const row = this.#prepare(
+      const row = this.prepare(
         "SELECT version, commit_sha, title, path, content, metadata, checksum_sha256, byte_size, created_at FROM document_versions WHERE document_id = ? AND version = ?",
       ).get(doc.id, v) as Record<string, string | number> | undefined;
       if (!row) return null;
@@ -124,8 +122,8 @@ export class SqliteStore implements MemoryStore {
   }
 
   writeVersion(write: VersionWrite): Promise<DocumentRecord> {
-    return this.#run(() =>
-      this.#write(() => {
+    return this.run(() =>
+      this.write(() => {
         const d = write.document;
         const current = this.#findRow(d.brain_id, { id: d.id });
         const have = current?.version;
@@ -138,7 +136,7 @@ export class SqliteStore implements MemoryStore {
             },
           );
         }
-        const clash = this.#prepare(
+        const clash = this.prepare(
           "SELECT id FROM documents WHERE brain_id = ? AND path = ? AND id != ?",
         ).get(
           d.brain_id,
@@ -157,7 +155,7 @@ export class SqliteStore implements MemoryStore {
         const version = (have ?? 0) + 1;
         const meta = JSON.stringify(d.metadata);
         // One upsert: a new document gets its row, an existing one its new current version.
-        this.#prepare(
+        this.prepare(
           `INSERT INTO documents (id, brain_id, path, title, source, content_type, byte_size, checksum_sha256, metadata,
              commit_sha, version, created_at, updated_at, deleted_at)
            VALUES ($id, $brain_id, $path, $title, $source, $content_type, $byte_size, $checksum, $metadata,
@@ -181,7 +179,7 @@ export class SqliteStore implements MemoryStore {
           created_at: d.created_at,
           updated_at: d.updated_at,
         });
-        this.#prepare(
+        this.prepare(
           `INSERT INTO document_versions (document_id, version, commit_sha, title, path, content, metadata, checksum_sha256, byte_size, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
@@ -196,52 +194,52 @@ export class SqliteStore implements MemoryStore {
           d.byte_size,
           d.updated_at,
         );
-        writeIndex(this.#cached, { id: d.id, brainId: d.brain_id, title: d.title }, write);
-        writeTags(this.#cached, { id: d.id, brainId: d.brain_id }, tagsOf(d.metadata));
+        writeIndex(this.cached, { id: d.id, brainId: d.brain_id, title: d.title }, write);
+        writeTags(this.cached, { id: d.id, brainId: d.brain_id }, tagsOf(d.metadata));
         return { ...d, version, deleted_at: null };
       })
     );
   }
 
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord> {
-    return this.#run(() =>
-      this.#write(() => {
-        const changed = this.#prepare(
+    return this.run(() =>
+      this.write(() => {
+        const changed = this.prepare(
           "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
         ).run(at, at, documentId, brainId);
         if (changed.changes === 0) {
           throw new EngramError("not_found", `document ${documentId} not found`);
         }
-        this.#prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
-        this.#prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
-        this.#prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
+        this.prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
+        this.prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
+        this.prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);
         return this.#findRow(brainId, { id: documentId })!;
       })
     );
   }
 
   search(query: SearchQuery): Promise<SearchHit[]> {
-    return this.#run(() => searchChunks(this.#cached, query));
+    return this.run(() => searchChunks(this.cached, query));
   }
 
   timeline(brainId: string, options: { limit: number; since?: string }): Promise<TimelineEntry[]> {
-    return this.#run(() => timeline(this.#cached, brainId, options));
+    return this.run(() => timeline(this.cached, brainId, options));
   }
 
   backlinks(brainId: string, target: DocumentRecord): Promise<Backlink[]> {
-    return this.#run(() => backlinks(this.#cached, brainId, target));
+    return this.run(() => backlinks(this.cached, brainId, target));
   }
 
   tags(brainId: string): Promise<TagCount[]> {
-    return this.#run(() => tagCounts(this.#cached, brainId));
+    return this.run(() => tagCounts(this.cached, brainId));
   }
 
   stats(brainId: string): Promise<BrainStats> {
-    return this.#run(() => brainStats(this.#cached, brainId));
+    return this.run(() => brainStats(this.cached, brainId));
   }
 
   async *liveDocuments(brainId: string): AsyncIterable<DocumentWithContent> {
-    const ids = this.#prepare(
+    const ids = this.prepare(
       "SELECT id FROM documents WHERE brain_id = ? AND deleted_at IS NULL ORDER BY rowid",
     ).all(brainId) as { id: string }[];
     for (const { id } of ids) {
@@ -251,15 +249,15 @@ export class SqliteStore implements MemoryStore {
   }
 
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
-    return this.#run(() =>
-      this.#write(() => {
-        const row = this.#prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
+    return this.run(() =>
+      this.write(() => {
+        const row = this.prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
           documentId,
         ) as
           | { brain_id: string; title: string }
           | undefined;
         if (row) {
-          writeIndex(this.#cached, { id: documentId, brainId: row.brain_id, title: row.title }, {
+          writeIndex(this.cached, { id: documentId, brainId: row.brain_id, title: row.title }, {
             chunks,
             links,
           });
@@ -269,39 +267,43 @@ export class SqliteStore implements MemoryStore {
   }
 
   chunkCount(documentId: string): Promise<number> {
-    return this.#run(() =>
-      (this.#prepare("SELECT count(*) AS n FROM chunks WHERE document_id = ?").get(
+    return this.run(() =>
+      (this.prepare("SELECT count(*) AS n FROM chunks WHERE document_id = ?").get(
         documentId,
       ) as { n: number }).n
     );
   }
 
   documentIdTaken(id: string): Promise<boolean> {
-    return this.#run(() =>
-      this.#prepare("SELECT 1 FROM documents WHERE id = ?").get(id) !== undefined
+    return this.run(() =>
+      this.prepare("SELECT 1 FROM documents WHERE id = ?").get(id) !== undefined
     );
   }
 
   enqueueJob(
     job: { id: string; kind: string; brain_id: string; payload: Record<string, unknown> },
   ): Promise<JobRecord> {
-    return this.#run(() => enqueueJob(this.#db, job));
+    return this.run(() => enqueueJob(this.db, job));
   }
 
   claimJob(leaseMs: number): Promise<JobRecord | null> {
-    return this.#run(() => claimJob(this.#db, leaseMs));
+    return this.run(() => claimJob(this.db, leaseMs));
   }
 
   renewJob(id: string, leaseMs: number): Promise<void> {
-    return this.#run(() => renewJob(this.#db, id, leaseMs));
+    return this.run(() => renewJob(this.db, id, leaseMs));
   }
 
   completeJob(id: string, result: Record<string, unknown>): Promise<void> {
-    return this.#run(() => completeJob(this.#db, id, result));
+    return this.run(() => completeJob(this.db, id, result));
   }
 
-  failJob(id: string, error: string, options: { retry: boolean }): Promise<void> {
-    return this.#run(() => failJob(this.#db, id, error, options.retry));
+  failJob(id: string, error: string, options: { retry: boolean; delayMs?: number }): Promise<void> {
+    return this.run(() => failJob(this.db, id, error, options));
+  }
+
+  nextDelayedJobAt(): Promise<string | null> {
+    return this.run(() => nextDelayedJobAt(this.db));
   }
 
   findActiveJob(
@@ -309,11 +311,83 @@ export class SqliteStore implements MemoryStore {
     brainId: string,
     payload: Record<string, string>,
   ): Promise<JobRecord | null> {
-    return this.#run(() => findActiveJob(this.#db, { kind, brainId, payload }));
+    return this.run(() => findActiveJob(this.db, { kind, brainId, payload }));
   }
 
   getJob(id: string): Promise<JobRecord | null> {
-    return this.#run(() => getJob(this.#db, id));
+    return this.run(() => getJob(this.db, id));
+  }
+
+  listDocuments(brainId: string, options: { prefix: string }): Promise<DocumentRecord[]> {
+    return this.run(() => listDocuments(this.cached, brainId, options.prefix));
+  }
+
+  createSession(session: SessionRecord): Promise<SessionRecord> {
+    return this.run(() => this.write(() => sessions.createSession(this.cached, session)));
+  }
+
+  getSession(id: string): Promise<SessionRecord | null> {
+    return this.run(() => sessions.getSession(this.cached, id));
+  }
+
+  updateSession(
+    id: string,
+    patch: { ended_at?: string; metadata?: Record<string, unknown> },
+  ): Promise<SessionRecord> {
+    return this.run(() => this.write(() => sessions.updateSession(this.cached, id, patch)));
+  }
+
+  appendMessages(
+    sessionId: string,
+    messages: Omit<StoredMessage, "seq" | "session_id">[],
+  ): Promise<StoredMessage[]> {
+    return this.run(() =>
+      this.write(() => sessions.appendMessages(this.cached, sessionId, messages))
+    );
+  }
+
+  listMessages(
+    sessionId: string,
+    options?: { afterSeq?: number; last?: number },
+  ): Promise<StoredMessage[]> {
+    return this.run(() => sessions.listMessages(this.cached, sessionId, options));
+  }
+
+  messageCount(sessionId: string): Promise<number> {
+    return this.run(() => sessions.messageCount(this.cached, sessionId));
+  }
+
+  acquireLock(name: string, holder: string, ttlMs: number): Promise<LockHolder | null> {
+    return this.run(() => this.write(() => locks.acquireLock(this.cached, name, holder, ttlMs)));
+  }
+
+  renewLock(name: string, holder: string, ttlMs: number): Promise<void> {
+    return this.run(() => this.write(() => locks.renewLock(this.cached, name, holder, ttlMs)));
+  }
+
+  releaseLock(name: string, holder: string): Promise<void> {
+    return this.run(() => this.write(() => locks.releaseLock(this.cached, name, holder)));
+  }
+
+  chunksOf(documentId: string): Promise<{ id: string; text: string }[]> {
+    return this.run(() => vectors.chunksOf(this.cached, documentId));
+  }
+
+  chunksWithoutVectors(
+    brainId: string,
+    options: { model: string; limit: number },
+  ): Promise<{ id: string; text: string }[]> {
+    return this.run(() => vectors.chunksWithoutVectors(this.cached, brainId, options));
+  }
+
+  putVectors(model: string, rows: { chunk_id: string; vector: Float32Array }[]): Promise<void> {
+    return this.run(() => this.write(() => vectors.putVectors(this.cached, model, rows)));
+  }
+
+  vectorSearch(
+    query: { brainId: string; vector: Float32Array; model: string; topK: number; scope: Scope },
+  ): Promise<SearchHit[]> {
+    return this.run(() => vectors.vectorSearch(this.cached, query));
   }
 
   audit(e: AuditEntry): Promise<void> {
@@ -321,86 +395,25 @@ export class SqliteStore implements MemoryStore {
     return Promise.resolve();
   }
 
-  /**
-   * Runs `fn` with every write in one transaction: bulk imports commit once per batch instead of
-   * once per document. Holds the write lock for the whole batch, so keep batches short.
-   */
-  async batch<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#batch) return await fn();
-    this.#db.exec("BEGIN IMMEDIATE");
-    this.#batch = { poisoned: null };
-    try {
-      const out = await fn();
-      if (this.#batch.poisoned) {
-        throw new EngramError(
-          "internal",
-          `a write failed midway (${this.#batch.poisoned}); the whole batch was rolled back`,
-          { cause: BATCH_ROLLED_BACK },
-        );
-      }
-      this.#db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      throw err;
-    } finally {
-      this.#batch = null;
-    }
-  }
-
-  /**
-   * A write: its own transaction, or inside a batch a plain run. Savepoints per document would make
-   * FTS5 flush its pending index at every one (a quarter of bulk-import time). Validation throws
-   * EngramError before anything is written, so only an unexpected SQLite failure can stop a write
-   * midway; that poisons the batch, which is then rolled back whole.
-   */
-  #write<T>(fn: () => T): T {
-    if (!this.#batch) return transaction(this.#db, fn);
-    try {
-      return fn();
-    } catch (err) {
-      if (!(err instanceof EngramError)) this.#batch.poisoned = String(err);
-      throw err;
-    }
-  }
-
   close(): void {
-    if (!this.#db.isOpen) return;
+    if (!this.db.isOpen) return;
     try {
       this.#audit.flushNow();
     } finally {
-      this.#db.close();
+      this.db.close();
     }
-  }
-
-  #prepare(sql: string): StatementSync {
-    let stmt = this.#statements.get(sql);
-    if (!stmt) {
-      stmt = this.#db.prepare(sql);
-      this.#statements.set(sql, stmt);
-    }
-    return stmt;
   }
 
   #findRow(brainId: string, ref: DocumentRef): DocumentRecord | null {
     const [col, val]: [string, SQLInputValue] = ref.id !== undefined
       ? ["id", ref.id]
       : ["path", ref.path];
-    const row = this.#prepare(
+    const row = this.prepare(
       `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND ${col} = ?`,
     ).get(
       brainId,
       val,
     ) as DocumentRow | undefined;
     return row ? toDocument(row) : null;
-  }
-
-  /** Runs synchronous SQLite work, mapping lock timeouts to `busy` and everything else to EngramError. */
-  #run<T>(fn: () => T): Promise<T> {
-    try {
-      return Promise.resolve(fn());
-    } catch (err) {
-      return Promise.reject(translateSqliteError(err));
-    }
   }
 }

@@ -289,6 +289,8 @@ Deno.test("interpolation: ${VAR} is replaced in string values, nested and in lis
       '  allowed_file_roots: ["${BASE}/notes"]',
       "providers:",
       "  - type: openai",
+      "    base_url: http://127.0.0.1:11434/v1",
+      "    model: llama3.1",
       "    api_key: ${OPENAI_API_KEY}",
       "",
     ].join("\n"),
@@ -302,7 +304,8 @@ Deno.test("interpolation: ${VAR} is replaced in string values, nested and in lis
   assert.equal(c.dataDir, "/srv/engram/data");
   assert.equal(c.defaultBrain, "ops-prod");
   assert.deepEqual(c.mcp.allowed_file_roots, ["/srv/engram/notes"]);
-  assert.equal(c.providers[0].api_key, "sk-test-123");
+  const provider = c.providers[0];
+  assert.equal(provider.type === "openai" ? provider.api_key : null, "sk-test-123");
 });
 
 Deno.test("interpolation: $${VAR} is a literal ${VAR} and is not looked up", async () => {
@@ -619,4 +622,44 @@ Deno.test("config: server.port may come from ${VAR} (interpolated strings are co
 Deno.test("config: --config naming a directory says it is a directory", async () => {
   await using dir = await tempDir();
   assertConfigError(() => load(dir.path, { config: dir.path }), "is a directory, not a YAML file");
+});
+
+Deno.test("providers: a literal api_key is refused with its line; a bad type names the key", async () => {
+  await using dir = await tempDir();
+  const literal = await writeText(
+    dir.path,
+    "literal.yaml",
+    "providers:\n  - type: anthropic\n    model: claude\n    api_key: sk-ant-literal\n",
+  );
+  assert.throws(
+    () => load(dir.path, { config: literal }),
+    (e: unknown) =>
+      e instanceof EngramError &&
+      /literal\.yaml:4 key providers\.0\.api_key: write the key as an environment reference/
+        .test(e.message) &&
+      !e.message.includes("sk-ant-literal"),
+  );
+  const badType = await writeText(dir.path, "type.yaml", "providers:\n  - type: gemini\n");
+  assert.throws(
+    () => load(dir.path, { config: badType }),
+    (e: unknown) => e instanceof EngramError && /key providers\.0\.type/.test(e.message),
+  );
+  const noModel = await writeText(
+    dir.path,
+    "model.yaml",
+    "providers:\n  - type: openai\n    base_url: http://127.0.0.1:1/v1\n",
+  );
+  assert.throws(
+    () => load(dir.path, { config: noModel }),
+    (e: unknown) => e instanceof EngramError && /key providers\.0\.model/.test(e.message),
+  );
+  const ok = await writeText(
+    dir.path,
+    "ok.yaml",
+    "providers:\n  - type: sampling\n  - type: extractive\nconsolidate:\n  promote_after_sessions: 3\n",
+  );
+  const c = load(dir.path, { config: ok });
+  assert.deepEqual(c.providers.map((p) => p.type), ["sampling", "extractive"]);
+  assert.equal(c.consolidate.promote_after_sessions, 3);
+  assert.equal(c.consolidate.prune_episodes_after_days, 90);
 });

@@ -18,7 +18,13 @@ async function setup() {
     enqueue: (kind: string, payload: Record<string, unknown> = {}) =>
       svc.store.enqueueJob({ id: `job_test_${++n}`, kind, brain_id: brain.id, payload }),
     runner: (handlers: Record<string, JobHandler>, maxAttempts?: number) =>
-      new JobRunner(svc.store, { handlers, logger: silentLogger, leaseMs: 60_000, maxAttempts }),
+      new JobRunner(svc.store, {
+        handlers,
+        logger: silentLogger,
+        leaseMs: 60_000,
+        maxAttempts,
+        retryDelayMs: 0,
+      }),
     async [Symbol.asyncDispose]() {
       svc.store.close();
       await dir[Symbol.asyncDispose]();

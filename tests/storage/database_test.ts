@@ -119,6 +119,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TRIGGER chunks_words_ai; DROP TRIGGER chunks_words_ad; DROP TRIGGER chunks_words_au;
       DROP TABLE chunks_words_vocab; DROP TABLE chunks_words;
       DROP TABLE jobs;
+      DROP TABLE locks; DROP TABLE chunk_vectors; DROP INDEX sessions_brain;
       PRAGMA user_version = 1;
     `);
   }

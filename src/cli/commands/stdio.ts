@@ -7,7 +7,7 @@ import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
-import { createJobRunner, ingestContext, openRuntime } from "../runtime.ts";
+import { consolidateSettings, createJobRunner, ingestContext, openRuntime } from "../runtime.ts";
 
 /** Usage of `engram stdio`. */
 export const STDIO_SPEC: CommandSpec = {
@@ -38,7 +38,7 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     { env: ctx.env, cwd: ctx.cwd },
   );
   const logger = stderrLogger(config.logLevel);
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { logger });
   const revoked = await applyModePermissions("stdio", config);
   logger.debug("permissions revoked", { revoked });
 
@@ -49,6 +49,9 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     logger,
     version: VERSION,
     ingest: ingestContext(config, { cwd: ctx.cwd, jobs }),
+    providers: runtime.providers,
+    jobs,
+    consolidate: consolidateSettings(config),
   });
   // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.
   jobs.kick();

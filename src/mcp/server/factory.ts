@@ -7,12 +7,17 @@ import {
   type ListToolsRequest,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
   type Tool,
 } from "../sdk.ts";
 import { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { IngestContext } from "../../ingest/context.ts";
+import type { JobRunner } from "../../ingest/job_runner.ts";
+import type { ConsolidateSettings } from "../../core/consolidate.ts";
+import type { ProviderSet } from "../../providers/stack.ts";
+import type { MemoryModel } from "../../core/model.ts";
 import { type CallerContext, tierAllows } from "../../core/types.ts";
 import { paginate } from "./pagination.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
@@ -30,6 +35,11 @@ export interface ServerDeps {
   version: string;
   /** Ingestion settings and the job runner; without it the ingest tools answer not_implemented. */
   ingest?: IngestContext;
+  /** The process's language-model providers; the session adds the client's sampling when offered. */
+  providers: ProviderSet;
+  /** Background jobs of this process (fact extraction). */
+  jobs?: JobRunner;
+  consolidate: ConsolidateSettings;
 }
 
 const INSTRUCTIONS =
@@ -44,6 +54,16 @@ export function createMcpServer(deps: ServerDeps): Server {
   const visible = MEMORY_TOOLS.filter((t) => tierAllows(deps.caller.tier, t.tier));
   const listing = visible.map(describeTool);
   const byName = new Map(MEMORY_TOOLS.map((t) => [t.name, t]));
+  // Built on first use: only after initialize is it known whether the client offers sampling.
+  let model: MemoryModel | undefined;
+  const sessionModel = () =>
+    model ??= server.getClientCapabilities()?.sampling
+      ? deps.providers.forSession((params, o) =>
+        server.createMessage(params, { signal: o.signal }) as Promise<
+          { model?: string; content: unknown }
+        >
+      )
+      : deps.providers.background();
 
   server.setRequestHandler(ListToolsRequestSchema, (request: ListToolsRequest) => {
     const { page, nextCursor } = paginate(listing, request.params?.cursor);
@@ -52,7 +72,13 @@ export function createMcpServer(deps: ServerDeps): Server {
 
   server.setRequestHandler(
     CallToolRequestSchema,
-    (request: CallToolRequest, extra: { signal: AbortSignal }) => {
+    (
+      request: CallToolRequest,
+      extra: {
+        signal: AbortSignal;
+        sendNotification: (n: ServerNotification) => Promise<void>;
+      },
+    ) => {
       const tool = byName.get(request.params.name);
       if (!tool) {
         throw new McpError(
@@ -66,10 +92,32 @@ export function createMcpServer(deps: ServerDeps): Server {
         logger: deps.logger,
         signal: extra.signal,
         ingest: deps.ingest,
+        model: sessionModel(),
+        jobs: deps.jobs,
+        consolidate: deps.consolidate,
+        progress: progressSender(request, extra),
       });
     },
   );
   return server;
+}
+
+/**
+ * With `_meta.progressToken`, a sender of `notifications/progress` numbered 0, 1, 2, … carrying
+ * each message (TOOLS.md "Progress"); without a token, none.
+ */
+function progressSender(
+  request: CallToolRequest,
+  extra: { sendNotification: (n: ServerNotification) => Promise<void> },
+): ((message: string) => Promise<void>) | undefined {
+  const token = request.params._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let progress = 0;
+  return (message) =>
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, progress: progress++, message },
+    });
 }
 
 /** The tools/list entry for a tool, with JSON Schemas generated from its zod schemas. */

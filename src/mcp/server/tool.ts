@@ -4,6 +4,9 @@ import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { CallerContext, Tier } from "../../core/types.ts";
 import type { IngestContext } from "../../ingest/context.ts";
+import type { MemoryModel } from "../../core/model.ts";
+import type { ConsolidateSettings } from "../../core/consolidate.ts";
+import type { JobRunner } from "../../ingest/job_runner.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -13,6 +16,16 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Ingestion settings and jobs; absent where ingestion is not offered. */
   ingest?: IngestContext;
+  /** The provider stack of this session (HTTP models, the client's sampling, extractive). */
+  model: MemoryModel;
+  /** This process's background jobs (extraction); absent where jobs do not run. */
+  jobs?: JobRunner;
+  consolidate: ConsolidateSettings;
+  /**
+   * Present when the call carried `_meta.progressToken`: sends one `notifications/progress`
+   * (progress 0, 1, 2, … with `message`). Without a token nothing is ever sent.
+   */
+  progress?: (message: string) => Promise<void>;
 }
 
 /** MCP tool annotations (hints for clients). */

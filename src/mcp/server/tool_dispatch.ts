@@ -8,10 +8,12 @@ import type { ToolContext, ToolDef } from "./tool.ts";
 
 /** A tool error as a tool result: `CODE: message` and `{ code, message, retryable }`. */
 export function errorResult(err: EngramError): CallToolResult {
+  // `busy` (a lock held by another process) is not a wire code: it is a retryable conflict.
+  const code = err.code === "busy" ? "conflict" : err.code;
   return {
     isError: true,
-    content: [{ type: "text", text: `${err.code}: ${err.message}` }],
-    structuredContent: { code: err.code, message: err.message, retryable: err.retryable },
+    content: [{ type: "text", text: `${code}: ${err.message}` }],
+    structuredContent: { code, message: err.message, retryable: err.retryable },
   };
 }
 

@@ -5,10 +5,15 @@ import { memoryCreateBrain, memoryListBrains, memoryReindex } from "./brains.ts"
 import { memoryForget, memoryGet, memoryRemember, memoryUpdate } from "./documents.ts";
 import { memoryIngestFile, memoryIngestUrl, memoryJob } from "./ingest.ts";
 import { memorySearch } from "./search.ts";
+import { memoryAsk, memoryRecall } from "./recall.ts";
+import { memoryExtract, memoryReflect } from "./sessions.ts";
+import { memoryConsolidate } from "./consolidate.ts";
 
 /** Every memory tool. */
 export const MEMORY_TOOLS: readonly ToolDef[] = [
   memorySearch,
+  memoryRecall,
+  memoryAsk,
   memoryRemember,
   memoryGet,
   memoryUpdate,
@@ -16,11 +21,14 @@ export const MEMORY_TOOLS: readonly ToolDef[] = [
   memoryIngestFile,
   memoryIngestUrl,
   memoryJob,
+  memoryExtract,
+  memoryReflect,
   memoryTimeline,
   memoryBacklinks,
   memoryTags,
   memoryStats,
   memoryListBrains,
   memoryCreateBrain,
+  memoryConsolidate,
   memoryReindex,
 ];

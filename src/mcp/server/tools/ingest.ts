@@ -106,7 +106,7 @@ export const memoryJob = defineTool({
   title: "Background job status",
   tier: "read",
   description:
-    "Status of a background job (e.g. a queued memory_ingest_file): queued, running, completed (with its result) or failed (with the reason). wait_ms waits up to that long for it to finish.",
+    "Status of a background job (a queued memory_ingest_file, or the fact extraction of memory_extract): queued, running, completed (with its result) or failed (with the reason). wait_ms waits up to that long for it to finish.",
   input: z.object({
     job_id: z.string().min(1).max(128),
     wait_ms: z.number().int().min(0).max(60_000).default(0),
@@ -124,7 +124,7 @@ export const memoryJob = defineTool({
   }),
   annotations: READ_ONLY,
   run: async (ctx, args) => {
-    const job = await ingestContext(ctx).jobs.wait(args.job_id, args.wait_ms);
+    const job = await (ctx.jobs ?? ingestContext(ctx).jobs).wait(args.job_id, args.wait_ms);
     if (!job) throw new EngramError("not_found", `job ${args.job_id} not found`);
     const brains = await ctx.service.listBrains(ctx.caller);
     if (!brains.some((b) => b.id === job.brain_id)) {

@@ -1,0 +1,63 @@
+/** @module `engram ask`: a question answered from a brain, streamed, with its sources. */
+import { ask } from "../../core/ask.ts";
+import { AskInput } from "../../core/session_schemas.ts";
+import { parseInput } from "../../core/validate.ts";
+import { type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
+
+/** Usage of `engram ask`. */
+export const ASK_SPEC: CommandSpec = {
+  name: "ask",
+  usage: "engram ask QUESTION [--brain SLUG] [--top-k N] [--json]",
+  summary:
+    "Answer a question from a brain with citations. Uses the configured model providers; with none, the built-in extractive engine. The answer streams as it is written.",
+  options: {
+    brain: { type: "string", help: "SLUG  brain slug or id" },
+    "top-k": { type: "string", help: "N  passages to retrieve, 1..50 (default 8)" },
+    json: {
+      type: "boolean",
+      help: "print { answer, citations, retrieved, provider } as JSON (no streaming)",
+    },
+  },
+  positionals: [1, 1],
+};
+
+/** Asks and prints the answer, then its sources. */
+export async function askCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, ASK_SPEC, ctx.out);
+  if (!args) return 0;
+  const input = parseInput(AskInput, {
+    query: args.positionals[0],
+    brain: args.values.brain,
+    top_k: intOption(ASK_SPEC, args.values, "top-k"),
+  }, "ask");
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+    const json = Boolean(args.values.json);
+    const result = await ask(
+      { service: runtime.service, model: runtime.providers.background() },
+      CLI_CALLER,
+      input,
+      { onDelta: json ? undefined : (delta) => ctx.out.write(delta) },
+    );
+    if (json) {
+      ctx.out.json(result);
+      return 0;
+    }
+    ctx.out.line("");
+    const cited = [...new Set(result.citations.map((c) => c.chunk_id))];
+    const byChunk = new Map(result.retrieved.map((r) => [r.chunk_id, r]));
+    if (cited.length) ctx.out.line("");
+    cited.forEach((chunkId, i) => {
+      const quote = result.citations.find((c) => c.chunk_id === chunkId)!.quote;
+      ctx.out.line(
+        ctx.out.dim(
+          `[${i + 1}] ${byChunk.get(chunkId)?.document_id ?? ""}  "${
+            quote.replace(/\s+/g, " ").slice(0, 160)
+          }"`,
+        ),
+      );
+    });
+    return 0;
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * @module Search with optional vectors: when an embedder is configured, the full-text ranking and
+ * the vector ranking are fused with reciprocal rank fusion; without one, full-text search as is.
+ */
+import type { Logger } from "./logger.ts";
+import type { Embedder } from "./model.ts";
+import { fuseRanks } from "./rrf.ts";
+import type { MemoryStore } from "./store.ts";
+import type { SearchHit, SearchQuery } from "./types.ts";
+
+/** Each list contributes this many candidates per requested hit before fusion. */
+const CANDIDATES_PER_HIT = 3;
+
+/** Ranked hits for a query, fused with vector neighbours when `embedder` is set. */
+export async function hybridSearch(
+  store: MemoryStore,
+  query: SearchQuery,
+  o: { embedder?: Embedder; logger: Logger },
+): Promise<SearchHit[]> {
+  if (!o.embedder || query.sort === "recency") return await store.search(query);
+  const depth = Math.min(100, query.topK * CANDIDATES_PER_HIT);
+  const textHits = await store.search({ ...query, topK: depth });
+  let vector: Float32Array;
+  try {
+    [vector] = await o.embedder.embed([query.text]);
+  } catch (err) {
+    // Search must keep working when the embedding server is down; it just loses the vectors.
+    o.logger.warn("query embedding failed; full-text ranking only", {
+      provider: o.embedder.name,
+      error: String(err),
+    });
+    return textHits.slice(0, query.topK);
+  }
+  const vectorHits = await store.vectorSearch({
+    brainId: query.brainId,
+    vector,
+    model: o.embedder.model,
+    topK: depth,
+    scope: query.scope,
+  });
+  const fused = fuseRanks<SearchHit>([
+    { name: "bm25", items: textHits },
+    { name: "vector", items: vectorHits },
+  ], (h) => h.chunk_id);
+  const similarity = new Map(vectorHits.map((h) => [h.chunk_id, h.score]));
+  const bm25 = new Map(textHits.map((h) => [h.chunk_id, h.score]));
+  let hits = fused.map(({ item, score, ranks }) => ({
+    ...item,
+    score: round(score),
+    component_scores: {
+      ...(item.component_scores ?? {}),
+      ...(bm25.has(item.chunk_id) ? { bm25: bm25.get(item.chunk_id)! } : {}),
+      ...(similarity.has(item.chunk_id) ? { vector: round(similarity.get(item.chunk_id)!) } : {}),
+      ...(ranks.bm25 ? { bm25_rank: ranks.bm25 } : {}),
+      ...(ranks.vector ? { vector_rank: ranks.vector } : {}),
+      rrf: round(score),
+    },
+  }));
+  if (query.sort === "relevance_then_recency") {
+    hits = hits.sort((a, b) => b.score - a.score || b.updated_at.localeCompare(a.updated_at));
+  }
+  return hits.slice(0, query.topK);
+}
+
+function round(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
+}

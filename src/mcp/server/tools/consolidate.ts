@@ -1,0 +1,46 @@
+/** @module memory_consolidate. */
+import { z } from "zod";
+import { consolidate, type ConsolidationReport } from "../../../core/consolidate.ts";
+import { ConsolidateInput } from "../../../core/session_schemas.ts";
+import { defineTool } from "../tool.ts";
+
+/** A one-paragraph account of a consolidation report (tool text and CLI output). */
+export function consolidationSummary(r: ConsolidationReport): string {
+  const changed = r.summaries.filter((s) => s.action !== "unchanged").length;
+  const verb = r.dry_run ? "would " : "";
+  return `Consolidation of brain "${r.brain_slug}"${r.dry_run ? " (dry run)" : ""}: ${verb}${
+    r.dry_run ? "write" : "wrote"
+  } ${changed} of ${r.summaries.length} summaries, ${verb}${
+    r.dry_run ? "promote" : "promoted"
+  } ${r.promoted.length} fact(s), ${verb}${
+    r.dry_run ? "retire" : "retired"
+  } ${r.retired.length} stable note(s), ${verb}${
+    r.dry_run ? "prune" : "pruned"
+  } ${r.pruned.length} episode(s) in ${r.took_ms} ms.`;
+}
+
+/** One consolidation pass. */
+export const memoryConsolidate = defineTool({
+  name: "memory_consolidate",
+  title: "Consolidate memory",
+  tier: "admin",
+  description:
+    "Run one consolidation pass over a brain: compile /memory/<scope>/facts.md and /memory/agent/episodes.md, promote facts that came up in several sessions to stable notes under /memory/global/stable/, retire stable notes whose fact was superseded, and soft-delete episodes older than the configured age. dry_run reports without changing anything. Fails with conflict (retryable) while another pass runs.",
+  input: ConsolidateInput,
+  output: z.looseObject({ result: z.looseObject({ brain_id: z.string() }) }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run: async (ctx, args) => ({
+    result: await consolidate(ctx.service, ctx.caller, {
+      brain: args.brain,
+      dryRun: args.dry_run,
+      settings: ctx.consolidate,
+    }),
+  }),
+  summary: (r: { result: ConsolidationReport }) => consolidationSummary(r.result),
+  brainOf: (r: { result: ConsolidationReport }) => r.result.brain_id,
+});

@@ -1,0 +1,76 @@
+/** @module memory_recall and memory_ask: retrieval shaped by a session, and cited answers. */
+import { z } from "zod";
+import { ask, type AskResult } from "../../../core/ask.ts";
+import type { SearchResult } from "../../../core/memory_service.ts";
+import { recall, type RecallResult } from "../../../core/recall.ts";
+import { AskInput, RecallInput } from "../../../core/session_schemas.ts";
+import { SearchHitSchema } from "../records.ts";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { searchSummary } from "./search.ts";
+
+/** Recall for a query, weighted by a session. */
+export const memoryRecall = defineTool({
+  name: "memory_recall",
+  title: "Recall for a session",
+  tier: "read",
+  description:
+    "Recall what memory holds for a query. With session_id, the session's recent messages shape the ranking: among the documents matching the query, those about what the conversation is about come first (result: { chunks }). Without session_id, the same as memory_search (result: { hits }).",
+  input: RecallInput,
+  output: z.looseObject({
+    chunks: z.array(SearchHitSchema).optional(),
+    hits: z.array(SearchHitSchema).optional(),
+    query: z.string(),
+    brain_id: z.string(),
+  }),
+  annotations: READ_ONLY,
+  run: (ctx, args) => recall(ctx.service, ctx.caller, args),
+  summary: (r: RecallResult | SearchResult) =>
+    "chunks" in r
+      ? searchSummary({ query: r.query, brain_id: r.brain_id, hits: r.chunks, took_ms: r.took_ms })
+      : searchSummary(r),
+  brainOf: (r: RecallResult | SearchResult) => r.brain_id,
+});
+
+const CitationSchema = z.looseObject({
+  type: z.literal("citation"),
+  chunk_id: z.string(),
+  document_id: z.string(),
+  answer_start: z.number().int().min(0),
+  answer_end: z.number().int().min(0),
+  quote: z.string(),
+});
+
+const RetrievedChunkSchema = z.looseObject({
+  chunk_id: z.string(),
+  document_id: z.string(),
+  score: z.number(),
+  preview: z.string().max(512),
+});
+
+/** A question answered from the brain, with citations; streams with a progress token. */
+export const memoryAsk = defineTool({
+  name: "memory_ask",
+  title: "Ask memory",
+  tier: "read",
+  description:
+    "Answer a question from the brain: retrieves the best passages, has the configured model (or, with none, the built-in extractive engine) answer from them only, and cites each claim ({chunk_id, document_id, answer_start, answer_end, quote}; quotes are verbatim from the chunk). Pass _meta.progressToken to stream: each notifications/progress carries the next piece of the answer as its message.",
+  input: AskInput,
+  output: z.looseObject({
+    answer: z.string(),
+    citations: z.array(CitationSchema),
+    retrieved: z.array(RetrievedChunkSchema),
+  }),
+  annotations: { ...READ_ONLY, idempotentHint: false },
+  run: (ctx, args) =>
+    ask({ service: ctx.service, model: ctx.model }, ctx.caller, args, {
+      signal: ctx.signal,
+      onDelta: ctx.progress,
+    }),
+  summary: (r: AskResult) => {
+    const sources = r.citations.length
+      ? `\n\nSources: ${[...new Set(r.citations.map((c) => c.document_id))].join(", ")}`
+      : "";
+    return `${r.answer}${sources}`;
+  },
+  brainOf: (r: AskResult) => r.brain_id,
+});

@@ -1,0 +1,95 @@
+/** @module memory_extract and memory_reflect: handing over conversations and closing sessions. */
+import { z } from "zod";
+import { extract, type ExtractResult } from "../../../core/extraction.ts";
+import { reflect, type ReflectResult } from "../../../core/reflect.ts";
+import { ExtractInput, ReflectInput } from "../../../core/session_schemas.ts";
+import { DocumentRecordSchema } from "../records.ts";
+import { defineTool } from "../tool.ts";
+
+const SessionMessageSchema = z.looseObject({
+  id: z.string(),
+  session_id: z.string(),
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string().max(1_000_000),
+  name: z.string().min(1).max(128).optional(),
+  created_at: z.string(),
+});
+
+const WRITES = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
+/** Hand over a conversation for fact extraction. */
+export const memoryExtract = defineTool({
+  name: "memory_extract",
+  title: "Extract facts from a conversation",
+  tier: "write",
+  description:
+    "Hand over conversation messages so durable facts (preferences, decisions, names, tools in use, rules, deadlines) are extracted into /memory/<scope>/facts/ in the background. With session_id the messages are appended to that session (created on first use) and the last one triggers extraction; without it a transcript document is stored under /transcripts/. Duplicates are folded into the existing fact; a contradicting fact supersedes the old one, which is kept and linked. Follow the extraction with memory_job(job_id); close the session with memory_reflect.",
+  input: ExtractInput,
+  output: z.looseObject({
+    mode: z.enum(["session", "transcript"]),
+    messages: z.array(SessionMessageSchema).optional(),
+    document: DocumentRecordSchema.optional(),
+    session_id: z.string(),
+    job_id: z.string(),
+  }),
+  annotations: WRITES,
+  run: async (ctx, args) => {
+    const result = await extract(ctx.service, ctx.caller, args);
+    ctx.jobs?.kick();
+    return result;
+  },
+  summary: (r: ExtractResult) =>
+    r.mode === "session"
+      ? `Appended ${r.messages.length} message(s) to session ${r.session_id}; extraction queued as job ${r.job_id}`
+      : `Stored transcript ${r.document.path} (document ${r.document.id}); extraction queued as job ${r.job_id}`,
+  brainOf: (r: ExtractResult) => r.brain_id,
+});
+
+/** Close a session and reflect on it. */
+export const memoryReflect = defineTool({
+  name: "memory_reflect",
+  title: "Close and reflect on a session",
+  tier: "write",
+  description:
+    "Close a session (sets ended_at) and reflect on it: the outcome (success, partial, failure, unknown), a summary, lessons and, after a failure, feedback for the next attempt. Sessions worth remembering are recorded as an episode under /memory/agent/episodes/. Messages not yet extracted are extracted. Reflecting again returns the same reflection.",
+  input: ReflectInput,
+  output: z.looseObject({
+    reflection_status: z.enum(["completed", "no_result"]),
+    reflection: z.looseObject({
+      outcome: z.string(),
+      should_record_episode: z.boolean(),
+      path: z.string().nullable(),
+      retry_feedback: z.string().optional(),
+    }).optional(),
+    reflection_attempted: z.boolean(),
+    ended_at: z.string().optional(),
+  }),
+  annotations: { ...WRITES, idempotentHint: true },
+  run: async (ctx, args) => {
+    const result = await reflect({ service: ctx.service, model: ctx.model }, ctx.caller, args);
+    if (result.extraction_job_id) ctx.jobs?.kick();
+    return result;
+  },
+  summary: (r: ReflectResult) => {
+    if (!r.reflection) {
+      return `Session ${r.session_id} closed with no reflection (${r.reflection_status}: no messages); ended at ${
+        r.ended_at ?? "?"
+      }`;
+    }
+    const x = r.reflection;
+    return [
+      `outcome: ${x.outcome}`,
+      `record episode: ${x.should_record_episode ? "yes" : "no"}`,
+      `path: ${x.path ?? "(none)"}`,
+      `ended at: ${r.ended_at ?? "?"}`,
+      ...(x.retry_feedback ? [`retry feedback: ${x.retry_feedback}`] : []),
+      ...(r.reflection_attempted ? [] : ["(already reflected; returning the earlier reflection)"]),
+    ].join("\n");
+  },
+  brainOf: (r: ReflectResult) => r.brain_id,
+});

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { runEngram, tempDir } from "../helpers.ts";
+import { openDatabase } from "../../src/storage/database.ts";
+import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+
+async function remember(dataDir: string, path: string, content: string): Promise<void> {
+  const r = await runEngram(["remember", "--path", path, "-"], { dataDir, stdin: content });
+  assert.equal(r.code, 0, r.stderr);
+}
+
+Deno.test("engram ask: streams an extractive answer with its sources; --json gives the record", async () => {
+  await using dir = await tempDir();
+  await remember(
+    dir.path,
+    "/memory/project/deploy.md",
+    "# Deploying\n\nProduction deploys run every Tuesday at 10:00 UTC.\n",
+  );
+  const text = await runEngram(["ask", "When do production deploys run?"], { dataDir: dir.path });
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /Production deploys run every Tuesday at 10:00 UTC\. \[1\]/);
+  assert.match(text.stdout, /\n\[1\] doc_\S+ {2}"Production deploys run/);
+
+  const json = await runEngram(["ask", "When do production deploys run?", "--json"], {
+    dataDir: dir.path,
+  });
+  assert.equal(json.code, 0, json.stderr);
+  const out = JSON.parse(json.stdout);
+  assert.deepEqual(Object.keys(out).sort(), [
+    "answer",
+    "brain_id",
+    "citations",
+    "provider",
+    "retrieved",
+  ]);
+  assert.equal(out.provider, "extractive");
+  assert.equal(out.citations[0].type, "citation");
+
+  const bad = await runEngram(["ask", "x".repeat(8193)], { dataDir: dir.path });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /query/);
+  const noBrain = await runEngram(["ask", "x", "--brain", "nope"], { dataDir: dir.path });
+  assert.equal(noBrain.code, 1);
+  assert.match(noBrain.stderr, /brain "nope"/);
+});
+
+Deno.test("engram consolidate: usage, report, and exit 75 while another pass holds the lock", async () => {
+  await using dir = await tempDir();
+  const usage = await runEngram(["consolidate"], { dataDir: dir.path });
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /give exactly one of --brain SLUG or --all/);
+  const both = await runEngram(["consolidate", "--all", "--brain", "default"], {
+    dataDir: dir.path,
+  });
+  assert.equal(both.code, 2);
+
+  const ok = await runEngram(["consolidate", "--brain", "default", "--json"], {
+    dataDir: dir.path,
+  });
+  assert.equal(ok.code, 0, ok.stderr);
+  const report = JSON.parse(ok.stdout);
+  assert.equal(report.brain_slug, "default");
+  assert.equal(report.dry_run, false);
+  for (const k of ["summaries", "promoted", "retired", "pruned"]) {
+    assert.ok(Array.isArray(report[k]));
+  }
+
+  const all = await runEngram(["consolidate", "--all"], { dataDir: dir.path });
+  assert.equal(all.code, 0, all.stderr);
+  assert.match(all.stdout, /Consolidation of brain "default"/);
+
+  // Another pass (here: this test) holds the brain's lock.
+  const store = new SqliteStore(openDatabase(`${dir.path}/engram.db`));
+  try {
+    const brain = (await store.findBrain("default"))!;
+    assert.equal(await store.acquireLock(`consolidate:${brain.id}`, "cron-1", 60_000), null);
+    const busy = await runEngram(["consolidate", "--brain", "default"], { dataDir: dir.path });
+    assert.equal(busy.code, 75);
+    assert.match(busy.stderr, /consolidation of brain "default" is already running \(cron-1/);
+    const busyAll = await runEngram(["consolidate", "--all", "--json"], { dataDir: dir.path });
+    assert.equal(busyAll.code, 75);
+    await store.releaseLock(`consolidate:${brain.id}`, "cron-1");
+    const after = await runEngram(["consolidate", "--brain", "default"], { dataDir: dir.path });
+    assert.equal(after.code, 0, after.stderr);
+  } finally {
+    store.close();
+  }
+});

@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { EngramError } from "../../src/core/errors.ts";
+import type { SessionRecord, StoredMessage } from "../../src/core/types.ts";
+import { openDatabase } from "../../src/storage/database.ts";
+import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openStore } from "./_store.ts";
+
+type NewMessage = Omit<StoredMessage, "seq" | "session_id">;
+
+function session(brainId: string, id = "ses_1"): SessionRecord {
+  return {
+    id,
+    brain_id: brainId,
+    client_id: "claude",
+    actor_id: null,
+    started_at: "2025-01-01T00:00:00.000Z",
+    ended_at: null,
+    metadata: { extracted_seq: 0, nested: { a: [1, 2] } },
+  };
+}
+
+let counter = 0;
+function msg(content: string, extra: Partial<NewMessage> = {}): NewMessage {
+  return {
+    id: `msg_${++counter}`,
+    role: "user",
+    content,
+    created_at: new Date().toISOString(),
+    metadata: {},
+    ...extra,
+  };
+}
+
+function isCode(code: string, pattern: RegExp) {
+  return (err: unknown) => {
+    assert.ok(err instanceof EngramError, `expected EngramError, got ${err}`);
+    assert.equal(err.code, code);
+    assert.match(err.message, pattern);
+    return true;
+  };
+}
+
+Deno.test("sessions: created, read back and patched; unknown ids are null or not_found", async () => {
+  await using s = await openStore();
+  const created = await s.store.createSession(session(s.brain.id));
+  assert.deepEqual(created, session(s.brain.id));
+  assert.deepEqual(await s.store.getSession("ses_1"), session(s.brain.id));
+  assert.equal(await s.store.getSession("ses_nope"), null);
+
+  const ended = await s.store.updateSession("ses_1", { ended_at: "2025-01-02T00:00:00.000Z" });
+  assert.equal(ended.ended_at, "2025-01-02T00:00:00.000Z");
+  assert.deepEqual(ended.metadata, session(s.brain.id).metadata, "metadata left alone");
+
+  const patched = await s.store.updateSession("ses_1", { metadata: { reflection: "done" } });
+  assert.deepEqual(patched.metadata, { reflection: "done" }, "metadata replaced, not merged");
+  assert.equal(patched.ended_at, "2025-01-02T00:00:00.000Z", "ended_at left alone");
+  assert.deepEqual(await s.store.getSession("ses_1"), patched);
+
+  await assert.rejects(
+    () => s.store.updateSession("ses_nope", { ended_at: "2025-01-02T00:00:00.000Z" }),
+    isCode("not_found", /session "ses_nope" not found/),
+  );
+});
+
+Deno.test("sessions: a taken id is a conflict naming the session, and the first one stays", async () => {
+  await using s = await openStore();
+  await s.store.createSession(session(s.brain.id));
+  await assert.rejects(
+    () => s.store.createSession({ ...session(s.brain.id), client_id: "other" }),
+    isCode("conflict", /session "ses_1" already exists/),
+  );
+  assert.equal((await s.store.getSession("ses_1"))!.client_id, "claude");
+});
+
+Deno.test("messages: appended in order with increasing seq; name only when given", async () => {
+  await using s = await openStore();
+  await s.store.createSession(session(s.brain.id, "ses_a"));
+  await s.store.createSession(session(s.brain.id, "ses_b"));
+  const first = await s.store.appendMessages("ses_a", [
+    msg("hello"),
+    msg("hi there", { role: "assistant", metadata: { model: "x" } }),
+  ]);
+  // Interleave another session so seq is not simply 1, 2, 3 per session.
+  await s.store.appendMessages("ses_b", [msg("elsewhere")]);
+  const second = await s.store.appendMessages("ses_a", [
+    msg("result", { role: "tool", name: "search" }),
+  ]);
+  const all = [...first, ...second];
+  assert.deepEqual(all.map((m) => m.content), ["hello", "hi there", "result"]);
+  for (const m of all) assert.equal(m.session_id, "ses_a");
+  assert.ok(all[0].seq < all[1].seq && all[1].seq < all[2].seq, JSON.stringify(all));
+  assert.equal(all[2].seq - all[1].seq, 2, "seq is the table's rowid, shared across sessions");
+  assert.ok(!("name" in all[0]), "no name key when none was given");
+  assert.equal(all[2].name, "search");
+  assert.deepEqual(all[1].metadata, { model: "x" });
+
+  assert.deepEqual(await s.store.listMessages("ses_a"), all, "read back exactly as returned");
+  assert.equal(await s.store.messageCount("ses_a"), 3);
+  assert.equal(await s.store.messageCount("ses_b"), 1);
+  assert.equal(await s.store.messageCount("ses_nope"), 0);
+});
+
+Deno.test("messages: afterSeq and last select a window, always in ascending order", async () => {
+  await using s = await openStore();
+  await s.store.createSession(session(s.brain.id));
+  const stored = await s.store.appendMessages(
+    "ses_1",
+    ["m1", "m2", "m3", "m4", "m5"].map((c) => msg(c)),
+  );
+  const contents = (ms: StoredMessage[]) => ms.map((m) => m.content);
+  assert.deepEqual(contents(await s.store.listMessages("ses_1", { afterSeq: stored[2].seq })), [
+    "m4",
+    "m5",
+  ]);
+  assert.deepEqual(contents(await s.store.listMessages("ses_1", { last: 2 })), ["m4", "m5"]);
+  assert.deepEqual(contents(await s.store.listMessages("ses_1", { last: 10 })), [
+    "m1",
+    "m2",
+    "m3",
+    "m4",
+    "m5",
+  ]);
+  assert.deepEqual(
+    contents(await s.store.listMessages("ses_1", { afterSeq: stored[0].seq, last: 2 })),
+    ["m4", "m5"],
+  );
+  assert.deepEqual(
+    contents(await s.store.listMessages("ses_1", { afterSeq: stored[2].seq, last: 5 })),
+    ["m4", "m5"],
+  );
+  assert.deepEqual(await s.store.listMessages("ses_1", { last: 0 }), []);
+  assert.deepEqual(await s.store.listMessages("ses_1", { afterSeq: stored[4].seq }), []);
+});
+
+Deno.test("messages: an append failing midway writes none of its messages", async () => {
+  await using s = await openStore();
+  await s.store.createSession(session(s.brain.id));
+  await s.store.appendMessages("ses_1", [msg("kept")]);
+  // The role CHECK constraint fails at the second insert, after the first went in.
+  const bad = msg("bad", { role: "robot" as NewMessage["role"] });
+  await assert.rejects(
+    () => s.store.appendMessages("ses_1", [msg("lost"), bad]),
+    isCode("internal", /CHECK constraint/),
+  );
+  assert.deepEqual((await s.store.listMessages("ses_1")).map((m) => m.content), ["kept"]);
+});
+
+Deno.test("messages: an unknown session is not_found, a reused message id a conflict", async () => {
+  await using s = await openStore();
+  await assert.rejects(
+    () => s.store.appendMessages("ses_nope", [msg("x")]),
+    isCode("not_found", /session "ses_nope" not found/),
+  );
+  await s.store.createSession(session(s.brain.id));
+  const [m] = await s.store.appendMessages("ses_1", [msg("x")]);
+  await assert.rejects(
+    () => s.store.appendMessages("ses_1", [msg("y"), msg("z", { id: m.id })]),
+    isCode("conflict", new RegExp(`message "${m.id}" already exists`)),
+  );
+  const twice = msg("twice");
+  await assert.rejects(
+    () => s.store.appendMessages("ses_1", [twice, twice]),
+    isCode("conflict", /already exists/),
+  );
+  assert.equal(await s.store.messageCount("ses_1"), 1);
+});
+
+Deno.test("sessions: readable from a second connection on the same file", async () => {
+  await using s = await openStore();
+  await s.store.createSession(session(s.brain.id));
+  await s.store.appendMessages("ses_1", [msg("shared")]);
+  const other = new SqliteStore(openDatabase(s.file));
+  try {
+    assert.deepEqual(await other.getSession("ses_1"), session(s.brain.id));
+    assert.deepEqual(await other.listMessages("ses_1"), await s.store.listMessages("ses_1"));
+  } finally {
+    other.close();
+  }
+});
