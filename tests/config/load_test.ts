@@ -243,6 +243,7 @@ Deno.test("config: server, storage and mcp settings from the file are applied", 
       "      transport: stdio",
       "providers:",
       "  - type: openai",
+      "    base_url: http://127.0.0.1:11434/v1",
       "    model: gpt-x",
       "",
     ].join("\n"),
@@ -254,7 +255,14 @@ Deno.test("config: server, storage and mcp settings from the file are applied", 
   assert.deepEqual(c.mcp.allowed_file_roots, [`${dir.path}/home/notes`, "/srv/docs"]);
   assert.equal(c.mcp.mcp_servers[0].name, "files");
   assert.equal(c.mcp.mcp_servers[0].transport, "stdio");
-  assert.deepEqual(c.providers, [{ type: "openai", model: "gpt-x" }]);
+  assert.deepEqual(c.providers, [{
+    type: "openai",
+    base_url: "http://127.0.0.1:11434/v1",
+    model: "gpt-x",
+    timeout_ms: 60_000,
+    max_retries: 2,
+    max_tokens: 1024,
+  }]);
 });
 
 Deno.test("config: an empty file, or one with only comments, means defaults", async () => {

@@ -65,10 +65,12 @@ Deno.test("stdio: the default read tier lists only read tools and refuses writes
   const { tools } = await s.client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, [
+    "memory_ask",
     "memory_backlinks",
     "memory_get",
     "memory_job",
     "memory_list_brains",
+    "memory_recall",
     "memory_search",
     "memory_stats",
     "memory_tags",

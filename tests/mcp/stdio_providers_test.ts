@@ -68,7 +68,7 @@ Deno.test("memory_ask: a stream that dies midway ends with provider_unavailable 
   const config = await writeConfig(dir.path, openai(llm));
   await using s = await connectStdio(dir.path, {
     args: ["--config", config, "--tier", "write"],
-    env: { FAKE_KEY: "k" },
+    env: { FAKE_KEY: "sk-test-key" },
   });
   await callOk(s.client, "memory_remember", DEPLOY);
   llm.enqueue({ dieAfter: ["Deploys run ", "on Tues"] });
@@ -92,7 +92,7 @@ Deno.test("memory_ask: a provider down before answering falls through to the ext
   const config = await writeConfig(dir.path, openai(llm));
   await using s = await connectStdio(dir.path, {
     args: ["--config", config, "--tier", "write"],
-    env: { FAKE_KEY: "k" },
+    env: { FAKE_KEY: "sk-test-key" },
   });
   await callOk(s.client, "memory_remember", DEPLOY);
   llm.enqueue({ status: 503 });
@@ -113,7 +113,7 @@ Deno.test("memory_ask: notifications/cancelled stops generation at the provider"
   const config = await writeConfig(dir.path, openai(llm));
   await using s = await connectStdio(dir.path, {
     args: ["--config", config, "--tier", "write"],
-    env: { FAKE_KEY: "k" },
+    env: { FAKE_KEY: "sk-test-key" },
   });
   await callOk(s.client, "memory_remember", DEPLOY);
   llm.enqueue({ stallAfter: ["Deploys "] });
@@ -140,7 +140,7 @@ Deno.test("extraction with a model: JSON facts kept; malformed JSON retried, the
   const config = await writeConfig(dir.path, openai(llm));
   await using s = await connectStdio(dir.path, {
     args: ["--config", config, "--tier", "write"],
-    env: { FAKE_KEY: "k" },
+    env: { FAKE_KEY: "sk-test-key" },
   });
   llm.enqueue({
     text: JSON.stringify({
@@ -274,7 +274,7 @@ Deno.test("vectors: with an embedding model, chunks are embedded and search fuse
   await Deno.writeTextFile(`${dir.path}/notes.md`, "# Gardening\n\nTomatoes need full sun.");
   await using s = await connectStdio(dir.path, {
     args: ["--config", config, "--tier", "admin"],
-    env: { FAKE_KEY: "k" },
+    env: { FAKE_KEY: "sk-test-key" },
   });
   const ingested = await callOk<{ embedded_count: number; chunk_count: number }>(
     s.client,
@@ -292,14 +292,32 @@ Deno.test("vectors: with an embedding model, chunks are embedded and search fuse
   assert.equal(found.hits[0].component_scores.bm25_rank, 1);
 
   // The embedding server down: writes still succeed (no vectors), search falls back to text.
+  await Deno.writeTextFile(`${dir.path}/more.md`, "# Compost\n\nCompost feeds the tomatoes.");
   llm.failEmbeddings(2);
-  const down = await callOk<{ embedded_count: number }>(s.client, "memory_ingest_file", {
-    path: `${dir.path}/notes.md`,
-    as: "text",
-  });
+  const down = await callOk<{ embedded_count: number; chunk_count: number }>(
+    s.client,
+    "memory_ingest_file",
+    { path: `${dir.path}/more.md` },
+  );
   assert.equal(down.embedded_count, 0);
+  const textOnly = await callOk<
+    { hits: { path: string; component_scores: Record<string, number> }[] }
+  >(
+    s.client,
+    "memory_search",
+    { query: "compost" },
+  );
+  assert.equal(textOnly.hits[0].path, `/ingest/${dir.path.split("/").pop()}/more.md`);
+  assert.equal(textOnly.hits[0].component_scores.vector, undefined);
+  assert.match(s.stderr(), /embedding failed; the document is searchable by text only/);
   const reindex = await callOk<{ embedded: number }>(s.client, "memory_reindex", {});
-  assert.ok(reindex.embedded >= 1);
+  assert.ok(reindex.embedded >= 2, `reindex embeds everything re-chunked: ${reindex.embedded}`);
+  const fused = await callOk<{ hits: { component_scores: Record<string, number> }[] }>(
+    s.client,
+    "memory_search",
+    { query: "compost" },
+  );
+  assert.ok(fused.hits[0].component_scores.vector > 0);
 });
 
 Deno.test("providers: a literal api_key in the config is refused at start-up", async () => {
