@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { runEngram, tempDir } from "../helpers.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { startLlmServer } from "../fixtures/llm_server.ts";
 
 async function remember(dataDir: string, path: string, content: string): Promise<void> {
   const r = await runEngram(["remember", "--path", path, "-"], { dataDir, stdin: content });
@@ -84,4 +85,22 @@ Deno.test("engram consolidate: usage, report, and exit 75 while another pass hol
   } finally {
     store.close();
   }
+});
+
+Deno.test("engram ask with an OpenAI-compatible provider: the CLI keeps network access and streams", async () => {
+  await using dir = await tempDir();
+  await using llm = await startLlmServer();
+  const config = `${dir.path}/engram.yaml`;
+  await Deno.writeTextFile(
+    config,
+    `providers:\n  - type: openai\n    base_url: ${llm.openaiBaseUrl}\n    model: m\n    max_retries: 0\n`,
+  );
+  await remember(dir.path, "/memory/project/deploy.md", "# Deploying\n\nDeploys run on Tuesday.\n");
+  llm.enqueue({ text: "On Tuesday [1].", chunks: ["On ", "Tuesday [1]."] });
+  const r = await runEngram(["ask", "When do deploys run?", "--config", config], {
+    dataDir: dir.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^On Tuesday \[1\]\.\n\n\[1\] doc_\S+ {2}"Deploys run on Tuesday\."/);
+  assert.equal(llm.requests.filter((q) => q.api !== "embeddings").length, 1);
 });

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { call, callErr, callOk, connectStdio, tempDir } from "../helpers.ts";
+import { ADMIN, call, callErr, callOk, connectStdio, openService, tempDir } from "../helpers.ts";
+import { queueExtraction } from "../../src/core/extraction.ts";
+import { appendConversation, openSession } from "../../src/core/sessions.ts";
 import type { Client } from "../../src/mcp/sdk.ts";
 
 interface Job {
@@ -348,4 +350,29 @@ Deno.test("memory_consolidate: compiles, promotes recurring facts, reports; dry 
   );
   assert.equal(second.result.promoted.length, 0, "promoted once");
   assert.ok(second.result.summaries.every((d) => d.action === "unchanged"));
+});
+
+Deno.test("extraction is durable: a job queued by a process that stopped runs in the next one", async () => {
+  await using dir = await tempDir();
+  let jobId: string;
+  {
+    // A process queued extraction and stopped before running it.
+    using svc = await openService(dir.path);
+    const brain = await svc.service.brain(ADMIN);
+    const session = await openSession(svc.store, brain, { sessionId: "crashy", caller: ADMIN });
+    await appendConversation(svc.store, session, {
+      messages: [{ role: "user", content: "My name is Grace Hopper." }],
+    });
+    jobId = (await queueExtraction(svc.service, {
+      brainId: brain.id,
+      sessionId: "crashy",
+      scope: "global",
+    })).id;
+  }
+  await using s = await connectStdio(dir.path);
+  const job = await callOk<Job>(s.client, "memory_job", { job_id: jobId, wait_ms: 30_000 });
+  assert.equal(job.status, "completed", job.error ?? "");
+  assert.equal(job.result!.inserted, 1);
+  const facts = await callOk<{ hits: Doc[] }>(s.client, "memory_search", { query: "Grace" });
+  assert.match(facts.hits[0].path, /^\/memory\/global\/facts\//);
 });
