@@ -30,22 +30,28 @@ export function citeAnswer(answer: string, sources: AnswerSource[]): AskCitation
   const out: AskCitationEvent[] = [];
   const seen = new Set<string>();
   let lastEnd = 0;
+  let lastSpan: [number, number] | null = null;
   for (const m of answer.matchAll(MARKER)) {
     const at = m.index!;
     // The sentence the marker closes: the one containing the text just before it.
     const sentence = sentences.filter((s) => s.start < at).at(-1);
     let start = Math.max(lastEnd, sentence?.start ?? 0);
     let end = at;
+    const adjacent = lastSpan !== null && answer.slice(lastEnd, at).trim() === "";
     lastEnd = at + m[0].length;
     while (start < end && /\s/.test(answer[start])) start++;
     while (end > start && /\s/.test(answer[end - 1])) end--;
-    if (end <= start) {
+    if (end <= start && adjacent) {
+      // "[1][2]": the second marker cites the same text as the first.
+      [start, end] = lastSpan!;
+    } else if (end <= start) {
       // "Claim. [1]": the marker follows its sentence's full stop.
       const previous = sentences.filter((s) => s.end <= at).at(-1);
       if (!previous) continue;
       start = previous.start;
       end = previous.end;
     }
+    lastSpan = [start, end];
     const claim = answer.slice(start, end);
     for (const n of m[1].split(/[,;]/).map((x) => Number(x.trim()))) {
       const source = byNumber.get(n);
