@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   brains: async () => (await import("./commands/brains.ts")).brainsCommand,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
+  mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
   version: async () => (await import("./commands/version.ts")).versionCommand,
 };
 
@@ -35,6 +36,7 @@ commands:
   brains list|create     list or create brains
   export DIR             write a brain out as markdown files with front matter
   import DIR             read a folder of markdown files (a vault) into a brain
+  mcp report             summarise the audit log of MCP calls (per tool and client)
   version                print version information
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.

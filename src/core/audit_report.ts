@@ -1,0 +1,95 @@
+/** @module Summarising the audit log: calls, errors and latency percentiles per tool and client. */
+
+/** One audited call, as the report needs it. */
+export interface AuditSample {
+  client_id: string;
+  transport: string;
+  kind: string;
+  name: string;
+  outcome: string;
+  error_code: string | null;
+  latency_ms: number;
+}
+
+/** One line of the report. */
+export interface AuditReportLine {
+  kind: string;
+  name: string;
+  client_id: string;
+  transports: string[];
+  calls: number;
+  errors: number;
+  /** Error codes and how often each occurred. */
+  error_codes: Record<string, number>;
+  p50_ms: number;
+  p95_ms: number;
+  max_ms: number;
+}
+
+/** The report: totals and one line per (kind, name, client), busiest first. */
+export interface AuditReport {
+  since: string;
+  calls: number;
+  errors: number;
+  lines: AuditReportLine[];
+}
+
+/** Aggregates samples into report lines. */
+export function summariseAudit(samples: Iterable<AuditSample>, since: string): AuditReport {
+  const groups = new Map<string, { line: AuditReportLine; latencies: number[] }>();
+  let calls = 0;
+  let errors = 0;
+  for (const s of samples) {
+    const key = `${s.kind}\u0000${s.name}\u0000${s.client_id}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = {
+        line: {
+          kind: s.kind,
+          name: s.name,
+          client_id: s.client_id,
+          transports: [],
+          calls: 0,
+          errors: 0,
+          error_codes: {},
+          p50_ms: 0,
+          p95_ms: 0,
+          max_ms: 0,
+        },
+        latencies: [],
+      };
+      groups.set(key, g);
+    }
+    g.line.calls++;
+    calls++;
+    if (!g.line.transports.includes(s.transport)) g.line.transports.push(s.transport);
+    if (s.outcome !== "ok") {
+      g.line.errors++;
+      errors++;
+      const code = s.error_code ?? "internal";
+      g.line.error_codes[code] = (g.line.error_codes[code] ?? 0) + 1;
+    }
+    g.latencies.push(s.latency_ms);
+  }
+  const lines = [...groups.values()].map(({ line, latencies }) => {
+    latencies.sort((a, b) => a - b);
+    return {
+      ...line,
+      p50_ms: percentile(latencies, 0.5),
+      p95_ms: percentile(latencies, 0.95),
+      max_ms: round(latencies[latencies.length - 1]),
+    };
+  }).sort((a, b) =>
+    b.calls - a.calls || a.name.localeCompare(b.name) || a.client_id.localeCompare(b.client_id)
+  );
+  return { since, calls, errors, lines };
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  return round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]);
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { type AuditSample, summariseAudit } from "../../src/core/audit_report.ts";
+import { callErr, callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
+
+Deno.test("engram mcp report: calls, errors and latency per tool and client from the audit log", async () => {
+  await using dir = await tempDir();
+  {
+    await using s = await connectStdio(dir.path, { args: ["--tier", "write"] });
+    await callOk(s.client, "memory_remember", { content: "# Note\n\nhello" });
+    await callOk(s.client, "memory_search", { query: "hello" });
+    await callOk(s.client, "memory_search", { query: "note" });
+    await callErr(s.client, "memory_get", { path: "/nope.md" });
+  }
+  const r = await runEngram(["mcp", "report", "--json"], { dataDir: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.calls, 4);
+  assert.equal(report.errors, 1);
+  const search = report.lines.find((l: { name: string }) => l.name === "memory_search");
+  assert.equal(search.calls, 2);
+  assert.equal(search.client_id, "stdio");
+  assert.deepEqual(search.transports, ["stdio"]);
+  assert.ok(search.p50_ms >= 0 && search.p95_ms >= search.p50_ms);
+  const get = report.lines.find((l: { name: string }) => l.name === "memory_get");
+  assert.deepEqual(get.error_codes, { not_found: 1 });
+
+  const text = await runEngram(["mcp", "report"], { dataDir: dir.path });
+  assert.match(text.stdout, /^4 call\(s\), 1 error\(s\) since /);
+  assert.match(text.stdout, /tool\s+memory_get\s+stdio\s+stdio\s+1\s+1 \(not_found 1\)/);
+
+  const future = await runEngram(["mcp", "report", "--since", "2999-01-01T00:00:00Z", "--json"], {
+    dataDir: dir.path,
+  });
+  assert.equal(JSON.parse(future.stdout).calls, 0);
+  const bad = await runEngram(["mcp", "report", "--since", "yesterday"], { dataDir: dir.path });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--since "yesterday" is neither a duration/);
+  const upstream = await runEngram(["mcp", "servers"], { dataDir: dir.path });
+  assert.equal(upstream.code, 1);
+  assert.match(upstream.stderr, /not_implemented: engram mcp servers manages upstream MCP servers/);
+});
+
+Deno.test("audit summary: nearest-rank percentiles, busiest first", () => {
+  const samples: AuditSample[] = Array.from({ length: 20 }, (_, i) => ({
+    client_id: "a",
+    transport: "http",
+    kind: "tool",
+    name: "memory_search",
+    outcome: "ok",
+    error_code: null,
+    latency_ms: i + 1,
+  }));
+  samples.push({ ...samples[0], name: "memory_get", outcome: "error", error_code: "not_found" });
+  const r = summariseAudit(samples, "2026-01-01T00:00:00.000Z");
+  assert.equal(r.lines[0].name, "memory_search");
+  assert.equal(r.lines[0].p50_ms, 10);
+  assert.equal(r.lines[0].p95_ms, 19);
+  assert.equal(r.lines[0].max_ms, 20);
+  assert.equal(r.errors, 1);
+});
