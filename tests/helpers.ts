@@ -5,6 +5,7 @@ import {
   type ClientCapabilities,
   StdioClientTransport,
 } from "../src/mcp/sdk.ts";
+import type { z } from "zod";
 import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
@@ -170,4 +171,38 @@ export async function openService(
     store,
     [Symbol.dispose]: () => store.close(),
   };
+}
+
+/** Notifications of one kind as they arrive; `next()` waits for the next one not yet taken. */
+export function collectNotifications<S extends Parameters<Client["setNotificationHandler"]>[0]>(
+  client: Client,
+  schema: S,
+): { received: z.output<S>[]; next(): Promise<z.output<S>> } {
+  const received: z.output<S>[] = [];
+  const waiting: ((n: z.output<S>) => void)[] = [];
+  let taken = 0;
+  client.setNotificationHandler(schema, (n: z.output<S>) => {
+    received.push(n);
+    waiting.shift()?.(n);
+  });
+  return {
+    received,
+    next() {
+      const index = taken++;
+      if (index < received.length) return Promise.resolve(received[index]);
+      return withTimeout(
+        new Promise((resolve) => waiting.push(resolve)),
+        `notification ${index + 1}`,
+      );
+    },
+  };
+}
+
+/** `promise`, or a rejection after `ms` — a guard so a missing event fails the test, not hangs it. */
+export function withTimeout<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

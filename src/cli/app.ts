@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ask: async () => (await import("./commands/ask.ts")).askCommand,
   consolidate: async () => (await import("./commands/consolidate.ts")).consolidateCommand,
   brains: async () => (await import("./commands/brains.ts")).brainsCommand,
+  tokens: async () => (await import("./commands/tokens.ts")).tokensCommand,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
   mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
@@ -27,13 +28,14 @@ usage: engram COMMAND [options]
 
 commands:
   stdio                  serve the memory tools over MCP on stdin/stdout
-  serve                  serve MCP over HTTP (not in this build yet)
+  serve                  serve MCP over HTTP (/mcp, legacy /sse) with bearer tokens
   remember FILE|-        store a markdown document
   ingest PATH|URL...     ingest files, folders (walked) and web pages
   search QUERY           full-text search
   ask QUESTION           answer a question from memory, with citations
   consolidate            compile summaries, promote recurring facts, prune old episodes
   brains list|create     list or create brains
+  tokens                 create, list or revoke bearer tokens for engram serve (HTTP)
   export DIR             write a brain out as markdown files with front matter
   import DIR             read a folder of markdown files (a vault) into a brain
   mcp report             summarise the audit log of MCP calls (per tool and client)

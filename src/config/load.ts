@@ -26,6 +26,8 @@ export interface ResolvedConfig {
   synchronous: "NORMAL" | "FULL";
   stdioTier: Tier;
   server: { host: string; port: number };
+  /** The whole `server:` section (origins, limits, timeouts) for `engram serve`. */
+  http: FileConfig["server"];
   mcp: FileConfig["mcp"];
   ingest: FileConfig["ingest"];
   providers: FileConfig["providers"];
@@ -76,7 +78,8 @@ export function loadConfig(
     logLevel: logLevel as ResolvedConfig["logLevel"],
     synchronous: parsed.storage.synchronous === "full" ? "FULL" : "NORMAL",
     stdioTier: tier as Tier,
-    server: parsed.server,
+    server: { host: parsed.server.host, port: parsed.server.port },
+    http: parsed.server,
     mcp: {
       ...parsed.mcp,
       allowed_file_roots: parsed.mcp.allowed_file_roots.map((r) => expandHome(r, env)),

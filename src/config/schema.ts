@@ -63,7 +63,21 @@ export const ConfigSchema = z.strictObject({
     host: z.string().min(1).default("127.0.0.1"),
     // Coerced so `port: ${ENGRAM_PORT}` works: interpolation always yields a string.
     port: z.coerce.number().int().min(0).max(65535).default(8787),
-  }).default({ host: "127.0.0.1", port: 8787 }),
+    allowed_origins: z.array(z.string().min(1)).default([])
+      .describe("Origins browsers may call from; loopback origins are allowed on a loopback bind"),
+    allowed_hosts: z.array(z.string().min(1)).default([])
+      .describe("Host header values accepted besides the listen address (e.g. a proxy's name)"),
+    accept_older_protocols: z.boolean().default(false),
+    public_url: z.url().optional().describe("Base URL clients use, when behind a proxy"),
+    max_body_bytes: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
+    requests_per_minute: z.coerce.number().int().min(1).default(600),
+    max_sessions_per_client: z.coerce.number().int().min(1).default(32),
+    session_idle_ms: z.coerce.number().int().min(1000).default(30 * 60 * 1000),
+    sse_buffer_events: z.coerce.number().int().min(1).default(256),
+    sse_keepalive_ms: z.coerce.number().int().min(1000).default(15_000),
+    sse_retry_ms: z.coerce.number().int().min(0).default(3_000),
+    shutdown_grace_ms: z.coerce.number().int().min(0).default(10_000),
+  }).prefault({}),
   mcp: z.strictObject({
     stdio_allowed_commands: z.array(z.string().min(1)).default([]),
     allowed_file_roots: z.array(z.string().min(1)).default([]),

@@ -19,7 +19,7 @@ export function ulid(now: number = Date.now()): string {
 
 /** A new id such as `doc_01J...`. */
 export function newId(
-  prefix: "brn" | "doc" | "ver" | "chk" | "ses" | "msg" | "aud" | "job",
+  prefix: "brn" | "doc" | "ver" | "chk" | "ses" | "msg" | "aud" | "job" | "tok",
 ): string {
   return `${prefix}_${ulid()}`;
 }

@@ -24,6 +24,7 @@ import type {
 } from "./schemas.ts";
 import type { MemoryStore } from "./store.ts";
 import { backfillVectors, embedDocument } from "./embedding.ts";
+import { ChangeFeed } from "./change_feed.ts";
 import { hybridSearch } from "./hybrid_search.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 import type { Embedder } from "./model.ts";
@@ -62,12 +63,18 @@ export class MemoryService {
   /** Set when an embedding provider is configured: chunks get vectors and search fuses them. */
   readonly embedder?: Embedder;
   readonly #logger: Logger;
+  /** Every document write and forget of this process (and, while watched, of other processes). */
+  readonly changes: ChangeFeed;
 
-  constructor(store: MemoryStore, options: MemoryServiceOptions = {}) {
+  constructor(
+    store: MemoryStore,
+    options: MemoryServiceOptions & { changePollMs?: number } = {},
+  ) {
     this.store = store;
     this.#defaultBrain = options.defaultBrain;
     this.embedder = options.embedder;
     this.#logger = options.logger ?? silentLogger;
+    this.changes = new ChangeFeed(store, { pollMs: options.changePollMs, logger: this.#logger });
   }
 
   /** The brain a call runs against. */
@@ -245,7 +252,15 @@ export class MemoryService {
     const brain = await this.brain(caller, args.brain);
     const doc = await this.store.findDocument(brain.id, refOf(args));
     if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
-    return await this.store.markDeleted(brain.id, doc.id, new Date().toISOString());
+    const gone = await this.store.markDeleted(brain.id, doc.id, new Date().toISOString());
+    this.changes.emit({
+      brainId: brain.id,
+      documentId: gone.id,
+      path: gone.path,
+      version: gone.version,
+      action: "deleted",
+    });
+    return gone;
   }
 
   /** Ranked full-text search. */
@@ -392,6 +407,15 @@ export class MemoryService {
       chunks,
       links: parseLinks(next.content, next.path),
       expectedVersion: existing?.version,
+    });
+    this.changes.emit({
+      brainId,
+      documentId: doc.id,
+      path: doc.path,
+      previousPath: existing && existing.path !== doc.path ? existing.path : undefined,
+      version: doc.version,
+      // As the timeline words it, so the poll recognises this change.
+      action: doc.version === 1 ? "created" : "updated",
     });
     return { doc, chunkCount: chunks.length };
   }

@@ -16,3 +16,14 @@ export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+export {
+  type EventStore,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/client/sse"
+export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";

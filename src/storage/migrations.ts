@@ -202,6 +202,21 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX sessions_brain ON sessions (brain_id);
   `,
+  // 5: bearer tokens for the HTTP transport. Only the SHA-256 of a token is kept (token_hash, unique
+  // so a request is one index lookup); brains is a JSON array of brain ids, or '*' for every brain.
+  `
+  CREATE TABLE tokens (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    tier TEXT NOT NULL CHECK (tier IN ('read','write','admin')),
+    brains TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+  );
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -3,6 +3,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import type { DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
 import type { Scope } from "../core/limits.ts";
+import type { StoredToken, TokenRecord, TokenStore } from "../core/tokens.ts";
 import type {
   AuditEntry,
   Backlink,
@@ -41,12 +42,13 @@ import { listDocuments } from "./sqlite_prefix.ts";
 import * as sessions from "./sqlite_sessions.ts";
 import * as locks from "./sqlite_locks.ts";
 import * as vectors from "./sqlite_vectors.ts";
+import * as tokens from "./sqlite_tokens.ts";
 
 /** Re-exported where callers of `batch()` import it from. */
 export { BATCH_ROLLED_BACK } from "./sqlite_connection.ts";
 
-/** MemoryStore over one node:sqlite connection. */
-export class SqliteStore extends SqliteConnection implements MemoryStore {
+/** MemoryStore (and TokenStore) over one node:sqlite connection. */
+export class SqliteStore extends SqliteConnection implements MemoryStore, TokenStore {
   #audit: AuditWriter;
 
   constructor(db: DatabaseSync) {
@@ -388,6 +390,28 @@ export class SqliteStore extends SqliteConnection implements MemoryStore {
     query: { brainId: string; vector: Float32Array; model: string; topK: number; scope: Scope },
   ): Promise<SearchHit[]> {
     return this.run(() => vectors.vectorSearch(this.cached, query));
+  }
+
+  insertToken(token: StoredToken): Promise<void> {
+    return this.run(() => this.write(() => tokens.insertToken(this.cached, token)));
+  }
+
+  listTokens(): Promise<TokenRecord[]> {
+    return this.run(() => tokens.listTokens(this.cached));
+  }
+
+  findTokenByHash(hash: string): Promise<StoredToken | null> {
+    return this.run(() => tokens.findTokenByHash(this.cached, hash));
+  }
+
+  revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null> {
+    return this.run(() => this.write(() => tokens.revokeToken(this.cached, id, at)));
+  }
+
+  touchToken(id: string, at: string, options: { olderThan: string }): Promise<void> {
+    return this.run(() =>
+      this.write(() => tokens.touchToken(this.cached, id, { at, olderThan: options.olderThan }))
+    );
   }
 
   audit(e: AuditEntry): Promise<void> {

@@ -155,14 +155,10 @@ Deno.test("a string option given without its value is a usage error", async () =
   assertFails(r, 2, /top-k[\s\S]*see: engram search --help/);
 });
 
-Deno.test("engram serve exits 1 saying the HTTP transport is not in this build", async () => {
+Deno.test("engram serve refuses --tier without --insecure-no-auth (tokens carry their tier)", async () => {
   await using dir = await tempDir();
-  const r = await runEngram(["serve"], { dataDir: dir.path });
-  assertFails(
-    r,
-    1,
-    "engram: not_implemented: engram serve (HTTP transport) is not available in this build yet; use engram stdio with an MCP client",
-  );
+  const r = await runEngram(["serve", "--tier", "admin"], { dataDir: dir.path });
+  assertFails(r, 2, "--tier only applies with --insecure-no-auth");
 });
 
 Deno.test("errors go to stderr with an engram: prefix and never carry a stack trace", async () => {
@@ -178,7 +174,7 @@ Deno.test("errors go to stderr with an engram: prefix and never carry a stack tr
     ["brains", "list", "--config", "absent.yaml"],
     ["brains", "list", "--data", `${dir.path}/not-a-dir/sub`],
     ["search", "x", "--brain", "nope"],
-    ["serve"],
+    ["serve", "--host", "0.0.0.0", "--insecure-no-auth"],
   ];
   for (const args of failing) {
     const r = await runEngram(args, { dataDir: dir.path });

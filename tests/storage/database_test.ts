@@ -120,6 +120,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE chunks_words_vocab; DROP TABLE chunks_words;
       DROP TABLE jobs;
       DROP TABLE locks; DROP TABLE chunk_vectors; DROP INDEX sessions_brain;
+      DROP TABLE tokens;
       PRAGMA user_version = 1;
     `);
   }

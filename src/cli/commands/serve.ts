@@ -1,28 +1,133 @@
-/** @module `engram serve`: the HTTP transports. Not in this build yet; says so instead of pretending. */
+/** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
+import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
-import { type CommandSpec, parseOrHelp } from "../args.ts";
+import { TokenService } from "../../core/tokens.ts";
+import type { Tier } from "../../core/types.ts";
+import { createHttpApp } from "../../http/app.ts";
+import { anonymousVerifier } from "../../http/auth.ts";
+import { isLoopbackHost } from "../../http/origin_host.ts";
+import { serveHttp } from "../../http/serve_http.ts";
+import { VERSION } from "../../version.ts";
+import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
+import { stderrLogger } from "../logger.ts";
+import { applyModePermissions } from "../permissions.ts";
+import { consolidateSettings, createJobRunner, ingestContext, openRuntime } from "../runtime.ts";
 
 /** Usage of `engram serve`. */
 export const SERVE_SPEC: CommandSpec = {
   name: "serve",
-  usage: "engram serve [--host 127.0.0.1] [--port 8787] [--tier read|write|admin]",
+  usage:
+    "engram serve [--host 127.0.0.1] [--port 8787] [--insecure-no-auth [--tier read|write|admin]]",
   summary:
-    "Serve MCP over Streamable HTTP (/mcp) and legacy SSE (/sse). Not available in this build yet.",
+    "Serve MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse); callers present bearer tokens from `engram tokens create`.",
   options: {
-    host: { type: "string", help: "HOST  listen address" },
-    port: { type: "string", help: "PORT  listen port" },
-    tier: { type: "string", help: "TIER  tier for --insecure-no-auth sessions" },
+    host: { type: "string", help: "HOST  listen address (else server.host, 127.0.0.1)" },
+    port: {
+      type: "string",
+      help: "PORT  listen port; 0 picks a free one (else server.port, 8787)",
+    },
+    "insecure-no-auth": {
+      type: "boolean",
+      help: "accept requests without a token as client `anonymous` (loopback addresses only)",
+    },
+    tier: { type: "string", help: "TIER  tier of --insecure-no-auth callers (default read)" },
   },
   positionals: [0, 0],
 };
 
-/** Refuses clearly until the HTTP transport lands. */
-export function serveCommand(argv: string[], ctx: CommandContext): Promise<number> {
+/** Runs the HTTP server until SIGINT or SIGTERM, then shuts down gracefully. */
+export async function serveCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, SERVE_SPEC, ctx.out);
-  if (!args) return Promise.resolve(0);
-  throw new EngramError(
-    "not_implemented",
-    "engram serve (HTTP transport) is not available in this build yet; use engram stdio with an MCP client",
+  if (!args) return 0;
+  const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
+  const host = (args.values.host as string | undefined) ?? config.server.host;
+  const port = parsePort(args.values.port as string | undefined, config.server.port);
+  const noAuth = args.values["insecure-no-auth"] === true;
+  const tier = parseTier(args.values.tier as string | undefined, noAuth);
+  if (noAuth && !isLoopbackHost(host)) {
+    throw new EngramError(
+      "invalid_argument",
+      `--insecure-no-auth only works on a loopback address, not ${host}; create tokens with engram tokens create instead`,
+    );
+  }
+  const logger = stderrLogger(config.logLevel);
+  const runtime = await openRuntime(config, { logger });
+  const revoked = await applyModePermissions("serve", config);
+  logger.debug("permissions revoked", { revoked });
+
+  const jobs = createJobRunner(runtime, { config, logger });
+  const tokens = new TokenService(runtime.store);
+  const app = createHttpApp({
+    settings: { ...config.http, host },
+    mcp: {
+      service: runtime.service,
+      logger,
+      version: VERSION,
+      ingest: ingestContext(config, { cwd: ctx.cwd, jobs }),
+      providers: runtime.providers,
+      jobs,
+      consolidate: consolidateSettings(config),
+    },
+    verifyToken: noAuth ? anonymousVerifier(tier) : (token) => tokens.verify(token),
+    anonymous: noAuth,
+    ready: () => runtime.store.db.prepare("SELECT 1").get() !== undefined,
+    logger,
+  });
+  let server;
+  try {
+    server = serveHttp(app, { hostname: host, port, logger });
+  } catch (err) {
+    runtime.close();
+    throw new EngramError(
+      "invalid_argument",
+      `cannot listen on ${host}:${port}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.
+  jobs.kick();
+  const stop = () => void server.shutdown(config.http.shutdown_grace_ms);
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
+  const auth = noAuth ? `NO AUTH (anonymous, tier ${tier})` : "bearer tokens";
+  logger.info(
+    `engram ${VERSION} serving MCP at ${server.url}/mcp (legacy SSE at ${server.url}/sse); auth: ${auth}; database ${config.dbFile}`,
   );
+  await server.finished;
+  await server.shutdown(config.http.shutdown_grace_ms);
+  for (const s of signals) Deno.removeSignalListener(s, stop);
+  // Background jobs this process started finish before it exits; a killed process leaves them to the next.
+  await jobs.drain();
+  runtime.close();
+  logger.info("engram serve stopped");
+  return 0;
+}
+
+function parsePort(flag: string | undefined, fallback: number): number {
+  if (flag === undefined) return fallback;
+  const port = Number(flag);
+  if (!/^\d+$/.test(flag) || port > 65535) {
+    throw new EngramError("invalid_argument", `invalid --port "${flag}"; use 0-65535`);
+  }
+  return port;
+}
+
+function parseTier(flag: string | undefined, noAuth: boolean): Tier {
+  if (flag === undefined) return "read";
+  if (!noAuth) {
+    throw new EngramError(
+      "invalid_argument",
+      "--tier only applies with --insecure-no-auth; a token carries its own tier (engram tokens create --tier)",
+    );
+  }
+  if (!["read", "write", "admin"].includes(flag)) {
+    throw new EngramError(
+      "invalid_argument",
+      `invalid tier "${flag}"; use one of read, write, admin`,
+    );
+  }
+  return flag as Tier;
 }

@@ -1,4 +1,7 @@
-/** @module The one MCP server factory every transport uses: tools, tiers, dispatch, audit. */
+/**
+ * @module The one MCP server factory every transport uses: tools, prompts, resources,
+ * subscriptions, logging and completion, with tiers, dispatch and audit.
+ */
 import { Server } from "../sdk.ts";
 import {
   type CallToolRequest,
@@ -20,6 +23,13 @@ import type { ProviderSet } from "../../providers/stack.ts";
 import type { MemoryModel } from "../../core/model.ts";
 import { type CallerContext, tierAllows } from "../../core/types.ts";
 import { paginate } from "./pagination.ts";
+import { registerLogging } from "./client_logging.ts";
+import { registerCompletion } from "./completion.ts";
+import { registerPrompts } from "./prompts.ts";
+import { RecentQueries } from "./recent_queries.ts";
+import { registerResources } from "./resources.ts";
+import { onServerClose } from "./server_close.ts";
+import { registerSubscriptions } from "./subscriptions.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { MEMORY_TOOLS } from "./tools/index.ts";
@@ -43,14 +53,33 @@ export interface ServerDeps {
 }
 
 const INSTRUCTIONS =
-  "engram is a long-term memory. Before answering from memory, call memory_search; store durable facts, decisions and notes with memory_remember (one topic per document, a clear first heading). Read a whole document with memory_get, change it with memory_update, and drop it with memory_forget. Paths: /memory/global/ for general knowledge, /memory/project/ for this project, /memory/agent/ for your own notes.";
+  "engram is a long-term memory. Before answering from memory, call memory_search; store durable facts, decisions and notes with memory_remember (one topic per document, a clear first heading). Read a whole document with memory_get, change it with memory_update, and drop it with memory_forget. Paths: /memory/global/ for general knowledge, /memory/project/ for this project, /memory/agent/ for your own notes. Prompts (summarize_local_context, research_topic, summarize_document, find_connections, daily_briefing) turn brain content into ready-made requests; resources expose engram://context/help, engram://context/status, brains and documents (subscribe to a document to hear when it changes).";
+
+/** Tools whose `query` argument completion offers again later in the session. */
+const QUERY_TOOLS = new Set(["memory_search", "memory_recall", "memory_ask"]);
 
 /** Builds an MCP server for one session of one caller. */
 export function createMcpServer(deps: ServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, title: "engram memory", version: deps.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        prompts: { listChanged: false },
+        resources: { subscribe: true, listChanged: false },
+        logging: {},
+        completions: {},
+      },
+      instructions: INSTRUCTIONS,
+    },
   );
+  const log = registerLogging(server, deps.logger);
+  const session = { service: deps.service, caller: deps.caller, logger: log.logger };
+  const recent = new RecentQueries();
+  registerPrompts(server, session);
+  registerResources(server, { ...session, version: deps.version });
+  onServerClose(server, registerSubscriptions(server, session));
+  registerCompletion(server, { ...session, recent });
   const visible = MEMORY_TOOLS.filter((t) => tierAllows(deps.caller.tier, t.tier));
   const listing = visible.map(describeTool);
   const byName = new Map(MEMORY_TOOLS.map((t) => [t.name, t]));
@@ -86,10 +115,12 @@ export function createMcpServer(deps: ServerDeps): Server {
           `unknown tool "${request.params.name}"; list tools with tools/list`,
         );
       }
+      const query = request.params.arguments?.query;
+      if (QUERY_TOOLS.has(tool.name) && typeof query === "string") recent.add(query);
       return dispatchTool(tool, request.params.arguments, {
         service: deps.service,
         caller: deps.caller,
-        logger: deps.logger,
+        logger: log.forRequest(extra.sendNotification),
         signal: extra.signal,
         ingest: deps.ingest,
         model: sessionModel(),

@@ -1,9 +1,9 @@
 /** @module Validating, running, auditing and shaping the result of one tool call. */
 import type { CallToolResult } from "../sdk.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
-import { sha256Hex } from "../../core/hash.ts";
 import { tierAllows } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
+import { auditCall } from "./audit.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
 
 /** A tool error as a tool result: `CODE: message` and `{ code, message, retryable }`. */
@@ -46,34 +46,14 @@ export async function dispatchTool(
     }
     result = errorResult(e);
   }
-  await audit(tool.name, rawArgs, ctx, { result, brainId, started });
+  const structured = result.structuredContent as { code?: string } | undefined;
+  await auditCall(ctx, {
+    kind: "tool",
+    name: tool.name,
+    args: rawArgs,
+    errorCode: result.isError ? structured?.code ?? "internal" : null,
+    brainId,
+    started,
+  });
   return result;
-}
-
-async function audit(
-  name: string,
-  rawArgs: unknown,
-  ctx: ToolContext,
-  o: { result: CallToolResult; brainId?: string; started: number },
-): Promise<void> {
-  const structured = o.result.structuredContent as { code?: string } | undefined;
-  try {
-    await ctx.service.store.audit({
-      client_id: ctx.caller.clientId,
-      transport: ctx.caller.transport,
-      session_id: ctx.caller.sessionId ?? null,
-      tier: ctx.caller.tier,
-      kind: "tool",
-      name,
-      brain_id: o.brainId ?? null,
-      // A digest, not the content: the audit log must not become a second copy of the memory.
-      args_digest: sha256Hex(JSON.stringify(rawArgs ?? {})).slice(0, 16),
-      outcome: o.result.isError ? "error" : "ok",
-      error_code: o.result.isError ? structured?.code ?? "internal" : null,
-      latency_ms: Math.round((performance.now() - o.started) * 1000) / 1000,
-    });
-  } catch (err) {
-    // A failed audit write must not fail the call the user made; it is logged instead.
-    ctx.logger.warn("audit write failed", { tool: name, error: String(err) });
-  }
 }

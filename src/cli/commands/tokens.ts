@@ -1,0 +1,169 @@
+/** @module `engram tokens create | list | revoke`: bearer tokens for `engram serve`. */
+import { CreateTokenInput, type TokenRecord, TokenService } from "../../core/tokens.ts";
+import type { Brain } from "../../core/types.ts";
+import { parseInput } from "../../core/validate.ts";
+import { type CommandSpec, configFlags, helpText, parseOrHelp, usageError } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { table } from "../output.ts";
+import { withRuntime } from "../runtime.ts";
+
+const TOKENS_SPEC: CommandSpec = {
+  name: "tokens",
+  usage: "engram tokens (create --client NAME --tier T [--brain SLUG]... | list | revoke ID)",
+  summary: "Manage bearer tokens for `engram serve` (HTTP). Tokens are stored only as a hash.\n\n" +
+    "  create              mint a token (printed once)\n" +
+    "  list                list tokens (never the token itself)\n" +
+    "  revoke ID           revoke a token",
+  options: {},
+  positionals: [0, 2],
+};
+
+/** Usage of `engram tokens create`. */
+export const TOKENS_CREATE_SPEC: CommandSpec = {
+  name: "tokens create",
+  usage: "engram tokens create --client NAME --tier read|write|admin [--brain SLUG]... [--json]",
+  summary:
+    "Create a bearer token for `engram serve`. The token is printed once and cannot be shown " +
+    "again: engram keeps only its SHA-256 hash. Without --brain it may use every brain.\n" +
+    "When stdout is not a terminal, stdout is the token alone on one line (notes go to stderr).",
+  options: {
+    client: { type: "string", help: "NAME  client id, 1..128 of A-Z a-z 0-9 . _ @ -" },
+    tier: { type: "string", help: "T  read, write or admin" },
+    brain: {
+      type: "string",
+      multiple: true,
+      help: "SLUG  a brain the token may use (else all brains)",
+    },
+    json: { type: "boolean", help: "print { token, id, client_id, tier, brains } as JSON" },
+  },
+  positionals: [0, 0],
+};
+
+/** Usage of `engram tokens list`. */
+export const TOKENS_LIST_SPEC: CommandSpec = {
+  name: "tokens list",
+  usage: "engram tokens list [--json]",
+  summary: "List tokens, revoked ones included. Only the first characters of each are shown.",
+  options: { json: { type: "boolean", help: "print as JSON" } },
+  positionals: [0, 0],
+};
+
+/** Usage of `engram tokens revoke`. */
+export const TOKENS_REVOKE_SPEC: CommandSpec = {
+  name: "tokens revoke",
+  usage: "engram tokens revoke ID [--json]",
+  summary: "Revoke a token by id (tok_…, see engram tokens list). It stops working at once.",
+  options: { json: { type: "boolean", help: "print the revoked token's record as JSON" } },
+  positionals: [1, 1],
+};
+
+/** Dispatches `tokens create`, `tokens list` and `tokens revoke`. */
+export async function tokensCommand(argv: string[], ctx: CommandContext): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "create") return await create(rest, ctx);
+  if (sub === "list") return await list(rest, ctx);
+  if (sub === "revoke") return await revoke(rest, ctx);
+  if (sub === undefined) {
+    ctx.out.warn(helpText(TOKENS_SPEC));
+    return 2;
+  }
+  if (sub === "--help" || sub === "-h") {
+    ctx.out.line(helpText(TOKENS_SPEC));
+    return 0;
+  }
+  throw usageError(TOKENS_SPEC, `unknown tokens command "${sub}"`);
+}
+
+async function create(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, TOKENS_CREATE_SPEC, ctx.out);
+  if (!args) return 0;
+  for (const flag of ["client", "tier"]) {
+    if (args.values[flag] === undefined) throw usageError(TOKENS_CREATE_SPEC, `missing --${flag}`);
+  }
+  // Validated before the database is opened, so a typo never creates a data directory.
+  const input = parseInput(CreateTokenInput, {
+    client: args.values.client,
+    tier: args.values.tier,
+    brains: args.values.brain,
+  }, "tokens create");
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+    const { token, record } = await new TokenService(runtime.store).create(input);
+    const brains = slugsOf(record, await runtime.store.listBrains());
+    if (args.values.json) {
+      ctx.out.json({
+        token,
+        id: record.id,
+        client_id: record.client_id,
+        tier: record.tier,
+        brains,
+      });
+      return 0;
+    }
+    const what = `token ${record.id} for client ${record.client_id} (tier ${record.tier}, brains: ${
+      brains === "*" ? "all" : brains.join(", ")
+    })`;
+    const warning = "This is the only time it is shown: engram keeps only its hash. Store it now.";
+    if (ctx.out.isTerminal) {
+      ctx.out.line(`created ${what}\n\n  ${ctx.out.bold(token)}\n\n${warning}`);
+    } else {
+      // Script-friendly: stdout is the token alone, e.g. TOKEN=$(engram tokens create …).
+      ctx.out.line(token);
+      ctx.out.warn(`created ${what}. ${warning}`);
+    }
+    return 0;
+  });
+}
+
+async function list(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, TOKENS_LIST_SPEC, ctx.out);
+  if (!args) return 0;
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+    const records = await new TokenService(runtime.store).list();
+    const brains = await runtime.store.listBrains();
+    const items = records.map((r) => view(r, brains));
+    if (args.values.json) ctx.out.json({ items });
+    else if (items.length === 0) {
+      ctx.out.line("no tokens; create one with: engram tokens create --client NAME --tier T");
+    } else {
+      ctx.out.line(table([
+        ["ID", "CLIENT", "TIER", "BRAINS", "TOKEN", "CREATED", "LAST USED", "REVOKED"],
+        ...items.map((t) => [
+          t.id,
+          t.client_id,
+          t.tier,
+          t.brains === "*" ? "*" : t.brains.join(","),
+          `egt_${t.prefix}…`,
+          when(t.created_at),
+          when(t.last_used_at),
+          when(t.revoked_at),
+        ]),
+      ]));
+    }
+    return 0;
+  });
+}
+
+async function revoke(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, TOKENS_REVOKE_SPEC, ctx.out);
+  if (!args) return 0;
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+    const record = await new TokenService(runtime.store).revoke(args.positionals[0]);
+    if (args.values.json) ctx.out.json(view(record, await runtime.store.listBrains()));
+    else ctx.out.line(`revoked token ${record.id} (client ${record.client_id})`);
+    return 0;
+  });
+}
+
+/** A record as the CLI shows it: brains by slug (a brain that no longer exists keeps its id). */
+function view(record: TokenRecord, brains: Brain[]): TokenRecord {
+  return { ...record, brains: slugsOf(record, brains) };
+}
+
+function slugsOf(record: TokenRecord, brains: Brain[]): string[] | "*" {
+  if (record.brains === "*") return "*";
+  return record.brains.map((id) => brains.find((b) => b.id === id)?.slug ?? id);
+}
+
+function when(iso: string | null): string {
+  return iso === null ? "-" : `${iso.slice(0, 19).replace("T", " ")}Z`;
+}

@@ -1,0 +1,187 @@
+/**
+ * @module Bearer tokens for the HTTP transport: minted once, kept only as a SHA-256 hash, and
+ * checked in constant time. A token grants a client id, a tier and the brains it may touch.
+ */
+import { Buffer } from "node:buffer";
+import { timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { EngramError } from "./errors.ts";
+import { sha256Hex } from "./hash.ts";
+import { newId } from "./ids.ts";
+import type { Brain, Tier } from "./types.ts";
+import { parseInput } from "./validate.ts";
+
+/** What every token starts with, so a leaked one is recognisable (and greppable by scanners). */
+export const TOKEN_PREFIX = "egt_";
+
+/** A well-formed token: the prefix and 43 base64url characters (32 random bytes, unpadded). */
+export const TOKEN_PATTERN = /^egt_[A-Za-z0-9_-]{43}$/;
+
+/** How many characters of the secret are kept in clear, to tell tokens apart in listings. */
+export const TOKEN_DISPLAY_CHARS = 8;
+
+/** last_used_at is written at most this often per token, so a busy client costs no write per request. */
+export const TOUCH_INTERVAL_MS = 60_000;
+
+/** A token as stored and listed; never the token itself nor its hash. */
+export interface TokenRecord {
+  id: string;
+  client_id: string;
+  tier: Tier;
+  /** Brain ids (not slugs: renaming a brain must not change what a token reaches), or `"*"`. */
+  brains: string[] | "*";
+  /** The first TOKEN_DISPLAY_CHARS characters of the secret after `egt_`. */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A record with the hash it is looked up by; only the store and this module see it. */
+export interface StoredToken extends TokenRecord {
+  token_hash: string;
+}
+
+/** What a valid token lets its bearer do; `brains` holds brain ids, or `"*"` for all. */
+export interface TokenGrant {
+  tokenId: string;
+  clientId: string;
+  tier: Tier;
+  brains: string[] | "*";
+}
+
+/** Persistence the token service needs (SqliteStore implements it). */
+export interface TokenStore {
+  /** A brain by slug or id, or null. */
+  findBrain(slugOrId: string): Promise<Brain | null>;
+  /** Inserts a new token. */
+  insertToken(token: StoredToken): Promise<void>;
+  /** Every token, oldest first, revoked ones included. */
+  listTokens(): Promise<TokenRecord[]>;
+  /** The token with this hash, revoked or not, or null. */
+  findTokenByHash(hash: string): Promise<StoredToken | null>;
+  /** Sets revoked_at unless already set; null when no such id, else the row and whether this call revoked it. */
+  revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null>;
+  /** Sets last_used_at to `at` unless it is already later than `options.olderThan`. */
+  touchToken(id: string, at: string, options: { olderThan: string }): Promise<void>;
+}
+
+/** Input of `create`: a client name, a tier, and optionally the brains (slugs or ids) it is limited to. */
+export const CreateTokenInput = z.object({
+  client: z.string().min(1).max(128).regex(
+    /^[A-Za-z0-9._@-]+$/,
+    "client must be 1..128 characters matching ^[A-Za-z0-9._@-]+$",
+  ),
+  tier: z.enum(["read", "write", "admin"]),
+  brains: z.array(z.string().min(1).max(128)).min(1).max(256).optional(),
+}).strict();
+
+/** Parsed create input. */
+export type CreateTokenArgs = z.infer<typeof CreateTokenInput>;
+
+/** Mints, lists, revokes and verifies bearer tokens. */
+export class TokenService {
+  #store: TokenStore;
+  #now: () => Date;
+
+  /** `options.now` is the clock (tests move it to check the last_used_at throttle). */
+  constructor(store: TokenStore, options: { now?: () => Date } = {}) {
+    this.#store = store;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Creates a token; the returned `token` is the only time the secret exists outside its holder. */
+  async create(
+    input: { client: string; tier: Tier; brains?: string[] },
+  ): Promise<{ token: string; record: TokenRecord }> {
+    const args = parseInput(CreateTokenInput, input, "tokens create");
+    const brains = args.brains === undefined ? "*" : await this.#brainIds(args.brains);
+    const token = mintToken();
+    const record: TokenRecord = {
+      id: newId("tok"),
+      client_id: args.client,
+      tier: args.tier,
+      brains,
+      prefix: token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + TOKEN_DISPLAY_CHARS),
+      created_at: this.#now().toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.#store.insertToken({ ...record, token_hash: sha256Hex(token) });
+    return { token, record };
+  }
+
+  /** Every token, revoked ones included, oldest first. */
+  list(): Promise<TokenRecord[]> {
+    return this.#store.listTokens();
+  }
+
+  /** Revokes a token by id: `not_found` if there is none, `conflict` if it was already revoked. */
+  async revoke(id: string): Promise<TokenRecord> {
+    const out = await this.#store.revokeToken(id, this.#now().toISOString());
+    if (!out) {
+      throw new EngramError(
+        "not_found",
+        `token "${id}" not found; list tokens with: engram tokens list`,
+      );
+    }
+    if (!out.revokedNow) {
+      throw new EngramError(
+        "conflict",
+        `token ${id} was already revoked at ${out.token.revoked_at}; nothing to do`,
+      );
+    }
+    return out.token;
+  }
+
+  /** The grant of a live token, or null for a malformed, unknown or revoked one. */
+  async verify(token: string): Promise<TokenGrant | null> {
+    if (!TOKEN_PATTERN.test(token)) return null;
+    const hash = sha256Hex(token);
+    const row = await this.#store.findTokenByHash(hash);
+    // The index lookup already matched; comparing again in constant time keeps the decision itself
+    // free of data-dependent timing, whatever the database's comparison does.
+    if (!row || !sameHash(row.token_hash, hash) || row.revoked_at !== null) return null;
+    await this.#touch(row);
+    return { tokenId: row.id, clientId: row.client_id, tier: row.tier, brains: row.brains };
+  }
+
+  async #touch(row: StoredToken): Promise<void> {
+    const now = this.#now();
+    const olderThan = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString();
+    if (row.last_used_at !== null && row.last_used_at > olderThan) return;
+    try {
+      await this.#store.touchToken(row.id, now.toISOString(), { olderThan });
+    } catch (err) {
+      // last_used_at is bookkeeping: a writer holding the database must not fail authentication.
+      if (!(err instanceof EngramError && err.code === "busy")) throw err;
+    }
+  }
+
+  async #brainIds(refs: string[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const ref of refs) {
+      const brain = await this.#store.findBrain(ref);
+      if (!brain) {
+        throw new EngramError(
+          "not_found",
+          `brain "${ref}" not found; list brains with: engram brains list`,
+        );
+      }
+      if (!ids.includes(brain.id)) ids.push(brain.id);
+    }
+    return ids;
+  }
+}
+
+/** A new token: `egt_` and 32 random bytes from Web Crypto, base64url without padding. */
+export function mintToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return TOKEN_PREFIX + Buffer.from(bytes).toString("base64url");
+}
+
+function sameHash(storedHex: string, computedHex: string): boolean {
+  const a = Buffer.from(storedHex, "hex");
+  const b = Buffer.from(computedHex, "hex");
+  return a.length === 32 && b.length === 32 && timingSafeEqual(a, b);
+}

@@ -1,0 +1,132 @@
+/** @module The HTTP app: routing, then Origin/Host, auth and rate checks in front of the MCP transports. */
+import { EngramError } from "../core/errors.ts";
+import { type Logger, silentLogger } from "../core/logger.ts";
+import { createMcpServer, type ServerDeps } from "../mcp/server/factory.ts";
+import {
+  authenticate,
+  RESOURCE_METADATA_PATH,
+  resourceMetadata,
+  type TokenGrant,
+  type VerifyToken,
+} from "./auth.ts";
+import type { HttpContext, HttpSettings } from "./context.ts";
+import { healthz, readyz } from "./health.ts";
+import { handleSseMessage, handleSseOpen, MESSAGES_PATH } from "./legacy_sse.ts";
+import { checkOriginHost, originHostPolicy } from "./origin_host.ts";
+import { RateLimiter } from "./rate_limit.ts";
+import { jsonError, statusFor } from "./responses.ts";
+import { type HttpSession, SessionRegistry } from "./sessions.ts";
+import { handleMcp } from "./streamable_http.ts";
+
+/** What the HTTP app is built from. */
+export interface HttpAppOptions {
+  /** The `server:` config section. */
+  settings: HttpSettings;
+  /** Everything a session's MCP server needs except the caller, which comes from the token. */
+  mcp: Omit<ServerDeps, "caller">;
+  verifyToken: VerifyToken;
+  /** `--insecure-no-auth`: requests without a token reach `verifyToken` too. */
+  anonymous?: boolean;
+  /** Whether the database answers (for /readyz). */
+  ready: () => boolean;
+  logger?: Logger;
+  /** Called with each new session (tests push notifications through it). */
+  onSession?: (session: HttpSession) => void;
+  /** Called when a session ends (DELETE, stream closed, idle expiry, shutdown). */
+  onSessionClosed?: (session: HttpSession) => void;
+  /** Clock for idle expiry and rate limiting (tests move it). */
+  now?: () => number;
+}
+
+/** A request handler for Deno.serve that can also close every session it holds. */
+export type HttpApp =
+  & ((req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>)
+  & {
+    /** Live sessions. */
+    sessions: SessionRegistry;
+    /** Ends the streams that never finish on their own (GET streams, idle legacy SSE streams). */
+    endIdleStreams(): void;
+    /** Closes every session and its streams. */
+    close(): Promise<void>;
+  };
+
+/** Builds the app. Nothing listens until it is handed to `serveHttp` (or Deno.serve). */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const logger = options.logger ?? silentLogger;
+  const sessions = new SessionRegistry({
+    idleMs: options.settings.session_idle_ms,
+    now: options.now,
+    onClosed: options.onSessionClosed,
+  });
+  const limiter = new RateLimiter(options.settings.requests_per_minute, { now: options.now });
+  const policy = originHostPolicy(options.settings.host, {
+    allowedOrigins: options.settings.allowed_origins,
+    allowedHosts: options.settings.allowed_hosts,
+  });
+  const ctx: HttpContext = {
+    settings: options.settings,
+    sessions,
+    logger,
+    newServer: (caller) => createMcpServer({ ...options.mcp, caller }),
+    onSession: options.onSession,
+  };
+
+  const guarded = async (
+    req: Request,
+    handler: (req: Request, o: { ctx: HttpContext; grant: TokenGrant }) => Promise<Response>,
+  ): Promise<Response> => {
+    const auth = await authenticate(req, {
+      verify: options.verifyToken,
+      baseUrl: baseUrl(req, options.settings),
+      anonymous: options.anonymous ?? false,
+    });
+    if (auth instanceof Response) return auth;
+    const wait = limiter.take(auth.clientId);
+    if (wait > 0) {
+      return jsonError(
+        429,
+        `rate limit: ${options.settings.requests_per_minute} requests per minute`,
+        {
+          headers: { "Retry-After": String(wait) },
+        },
+      );
+    }
+    return await handler(req, { ctx, grant: auth });
+  };
+
+  const route = async (req: Request): Promise<Response> => {
+    const path = new URL(req.url).pathname;
+    // Supervisors probe by address; these two say nothing, so they skip the Host check.
+    if (path === "/healthz") return healthz();
+    if (path === "/readyz") return readyz(options.ready);
+    const refused = checkOriginHost(req, policy);
+    if (refused) return refused;
+    if (path === RESOURCE_METADATA_PATH || path === `${RESOURCE_METADATA_PATH}/mcp`) {
+      return resourceMetadata(baseUrl(req, options.settings));
+    }
+    if (path === "/mcp") return await guarded(req, handleMcp);
+    if (path === "/sse") return await guarded(req, handleSseOpen);
+    if (path === MESSAGES_PATH) return await guarded(req, handleSseMessage);
+    return jsonError(404, "Not Found");
+  };
+
+  const app = async (req: Request): Promise<Response> => {
+    try {
+      return await route(req);
+    } catch (err) {
+      if (err instanceof EngramError) return jsonError(statusFor(err.code), err.message);
+      logger.error("HTTP request failed", { error: (err as Error).message });
+      return jsonError(500, "internal error");
+    }
+  };
+  return Object.assign(app, {
+    sessions,
+    endIdleStreams: () => sessions.endIdleStreams(),
+    close: () => sessions.closeAll(),
+  });
+}
+
+/** The base URL clients reach this server at: the configured public URL, else the request's origin. */
+function baseUrl(req: Request, settings: HttpSettings): string {
+  return (settings.public_url ?? new URL(req.url).origin).replace(/\/+$/, "");
+}

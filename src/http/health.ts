@@ -1,0 +1,22 @@
+/** @module Liveness and readiness endpoints for supervisors; unauthenticated, so they say nothing else. */
+
+/** GET /healthz: the process answers. */
+export function healthz(): Response {
+  return new Response("ok\n", {
+    headers: { "Content-Type": "text/plain", "Cache-Control": "no-store" },
+  });
+}
+
+/** GET /readyz: 200 when the database answers, 503 otherwise. */
+export function readyz(ready: () => boolean): Response {
+  let ok = false;
+  try {
+    ok = ready();
+  } catch {
+    ok = false;
+  }
+  return new Response(ok ? "ready\n" : "not ready\n", {
+    status: ok ? 200 : 503,
+    headers: { "Content-Type": "text/plain", "Cache-Control": "no-store" },
+  });
+}

@@ -1,0 +1,116 @@
+/** @module Reading a POSTed JSON-RPC message: media type, size cap, parse, no batches, the version pin. */
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "../mcp/sdk.ts";
+import { jsonError, RPC } from "./responses.ts";
+
+/** The one protocol revision engram speaks over HTTP unless older ones are admitted. */
+export const PINNED_PROTOCOL_VERSION = "2025-11-25";
+
+/** Reads and validates a JSON-RPC POST body; a Response is the error to send instead. */
+export async function readJsonRpcBody(
+  req: Request,
+  options: { maxBytes: number },
+): Promise<JSONRPCMessage | Response> {
+  const type = req.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") {
+    return jsonError(415, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  const text = await readCapped(req, options.maxBytes);
+  if (text === null) {
+    return jsonError(413, `Payload Too Large: the body exceeds ${options.maxBytes} bytes`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return jsonError(400, `Parse error: ${(err as Error).message}`, { code: RPC.parseError });
+  }
+  if (Array.isArray(value)) {
+    return jsonError(
+      400,
+      "Invalid Request: JSON-RPC batches are not supported by protocol 2025-11-25",
+      {
+        code: RPC.invalidRequest,
+      },
+    );
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (!parsed.success) {
+    const id = (value as { id?: unknown } | null)?.id;
+    return jsonError(400, "Invalid Request: not a JSON-RPC 2.0 message", {
+      code: RPC.invalidRequest,
+      id: typeof id === "string" || typeof id === "number" ? id : null,
+    });
+  }
+  return parsed.data;
+}
+
+/** Whether `message` is an `initialize` request. */
+export function isInitialize(
+  message: JSONRPCMessage,
+): message is JSONRPCMessage & { id: string | number; params: { protocolVersion?: unknown } } {
+  return "method" in message && message.method === "initialize" && "id" in message;
+}
+
+/** The version a session settles on for an `initialize` that passed {@link versionRejection}. */
+export function negotiatedVersion(requested: unknown): string {
+  return typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * The JSON-RPC error for an `initialize` asking a version engram will not speak, or null.
+ * Strict by default: a silent downgrade would leave a client believing features exist that do not.
+ */
+export function versionRejection(
+  message: JSONRPCMessage & { id: string | number; params: { protocolVersion?: unknown } },
+  options: { acceptOlder: boolean },
+): JSONRPCMessage | null {
+  const requested = message.params?.protocolVersion;
+  if (requested === PINNED_PROTOCOL_VERSION) return null;
+  if (options.acceptOlder && typeof requested === "string") return null;
+  return {
+    jsonrpc: "2.0",
+    id: message.id,
+    error: {
+      code: RPC.invalidParams,
+      message: "Unsupported protocol version",
+      data: { supported: [PINNED_PROTOCOL_VERSION], requested: requested ?? null },
+    },
+  } as JSONRPCMessage;
+}
+
+/** Reads the body as text, or null once it grows past `maxBytes` (declared or actual). */
+async function readCapped(req: Request, maxBytes: number): Promise<string | null> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await req.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return new TextDecoder().decode(out);
+}

@@ -1,0 +1,71 @@
+/** @module DNS-rebinding protection: the Origin and Host headers every request must pass. */
+import { jsonError } from "./responses.ts";
+
+/** Which Origin and Host values a server accepts. */
+export interface OriginHostPolicy {
+  /** The server listens on a loopback address only. */
+  loopback: boolean;
+  /** Exact origins allowed besides the loopback defaults (`scheme://host[:port]`). */
+  allowedOrigins: readonly string[];
+  /** Host header values allowed besides the defaults (`name` or `name:port`). */
+  allowedHosts: readonly string[];
+}
+
+/** Whether a host name (no port; IPv6 bracketed or not) is a loopback address or `localhost`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** The policy for a listen address and the configured allowlists. */
+export function originHostPolicy(
+  host: string,
+  options: { allowedOrigins: readonly string[]; allowedHosts: readonly string[] },
+): OriginHostPolicy {
+  return { loopback: isLoopbackHost(host), ...options };
+}
+
+/** The 403 for a foreign Origin or Host, or null when both are acceptable. */
+export function checkOriginHost(req: Request, policy: OriginHostPolicy): Response | null {
+  const host = req.headers.get("host");
+  if (host !== null && !hostAllowed(host, policy)) {
+    return jsonError(403, `Host header not allowed: ${host}`);
+  }
+  const origin = req.headers.get("origin");
+  // No Origin means no browser page is driving the request; only a present one can be a rebinding.
+  if (origin !== null && !originAllowed(origin, policy)) {
+    return jsonError(403, `Origin not allowed: ${origin}`);
+  }
+  return null;
+}
+
+function hostAllowed(host: string, policy: OriginHostPolicy): boolean {
+  const lower = host.toLowerCase();
+  if (policy.allowedHosts.some((h) => h.toLowerCase() === lower)) return true;
+  const name = hostname(lower);
+  if (name === null) return false;
+  if (policy.allowedHosts.some((h) => h.toLowerCase() === name)) return true;
+  if (policy.loopback) return isLoopbackHost(name);
+  // Bound to a public address without a configured list: every name may reach it; tokens guard it.
+  return policy.allowedHosts.length === 0;
+}
+
+function originAllowed(origin: string, policy: OriginHostPolicy): boolean {
+  if (policy.allowedOrigins.includes(origin)) return true;
+  if (!policy.loopback) return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function hostname(host: string): string | null {
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,47 @@
+/** @module Engram errors as JSON-RPC errors, for the parts of MCP that are not tool calls. */
+import { ErrorCode, McpError } from "../sdk.ts";
+import { EngramError, toEngramError } from "../../core/errors.ts";
+
+/** JSON-RPC code for a resource that does not exist (MCP 2025-11-25, resources). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/** -32602 with a message saying what to send instead. */
+export function invalidParams(message: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, message);
+}
+
+/** -32002 with the URI in `data`. */
+export function resourceNotFound(uri: string, message = `resource ${uri} not found`): McpError {
+  return new McpError(RESOURCE_NOT_FOUND, message, { uri });
+}
+
+/**
+ * Anything thrown by a prompt, resource read or completion as a JSON-RPC error. A missing brain or
+ * document is -32002 when a resource URI named it, else a bad argument (-32602); so are invalid
+ * arguments. Anything else is -32603, with the engram code in `data`.
+ */
+export function toMcpError(err: unknown, options: { uri?: string } = {}): McpError {
+  if (err instanceof McpError) return err;
+  const e = toEngramError(err);
+  const missing = e.code === "not_found" || e.code === "no_brain";
+  if (missing && options.uri !== undefined) return resourceNotFound(options.uri, e.message);
+  if (missing || e.code === "invalid_argument" || e.code === "forbidden") {
+    return new McpError(ErrorCode.InvalidParams, e.message, { code: e.code });
+  }
+  return new McpError(ErrorCode.InternalError, e.message, {
+    code: e.code === "busy" ? "conflict" : e.code,
+    retryable: e.retryable,
+  });
+}
+
+/** The code an audit row records for a failed call: the engram code when there is one. */
+export function auditCodeOf(err: unknown): string {
+  if (err instanceof EngramError) return err.code;
+  if (err instanceof McpError) {
+    const data = err.data as { code?: unknown } | undefined;
+    if (typeof data?.code === "string") return data.code;
+    if (err.code === RESOURCE_NOT_FOUND) return "not_found";
+    if (err.code === ErrorCode.InvalidParams) return "invalid_argument";
+  }
+  return "internal";
+}

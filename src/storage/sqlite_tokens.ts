@@ -1,0 +1,89 @@
+/** @module The SQL behind the TokenStore port: the `tokens` table (migration 5). */
+import type { StoredToken, TokenRecord } from "../core/tokens.ts";
+import type { Tier } from "../core/types.ts";
+import type { Prepares } from "./database.ts";
+
+const RECORD_COLUMNS = "id, client_id, tier, brains, prefix, created_at, last_used_at, revoked_at";
+
+interface TokenRow {
+  id: string;
+  client_id: string;
+  tier: string;
+  brains: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  token_hash?: string;
+}
+
+function toRecord(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    client_id: row.client_id,
+    tier: row.tier as Tier,
+    brains: row.brains === "*" ? "*" : JSON.parse(row.brains) as string[],
+    prefix: row.prefix,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+/** Inserts a token row. */
+export function insertToken(db: Prepares, token: StoredToken): void {
+  db.prepare(
+    `INSERT INTO tokens (id, client_id, tier, brains, token_hash, prefix, created_at, last_used_at, revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    token.id,
+    token.client_id,
+    token.tier,
+    token.brains === "*" ? "*" : JSON.stringify(token.brains),
+    token.token_hash,
+    token.prefix,
+    token.created_at,
+    token.last_used_at,
+    token.revoked_at,
+  );
+}
+
+/** Every token, oldest first. */
+export function listTokens(db: Prepares): TokenRecord[] {
+  return (db.prepare(`SELECT ${RECORD_COLUMNS} FROM tokens ORDER BY created_at, rowid`)
+    .all() as unknown as TokenRow[]).map(toRecord);
+}
+
+/** The token with this hash, or null. */
+export function findTokenByHash(db: Prepares, hash: string): StoredToken | null {
+  const row = db.prepare(`SELECT ${RECORD_COLUMNS}, token_hash FROM tokens WHERE token_hash = ?`)
+    .get(hash) as TokenRow | undefined;
+  return row ? { ...toRecord(row), token_hash: row.token_hash! } : null;
+}
+
+/** Revokes `id` unless already revoked; run in a transaction so the re-read sees the same state. */
+export function revokeToken(
+  db: Prepares,
+  id: string,
+  at: string,
+): { token: TokenRecord; revokedNow: boolean } | null {
+  const revoked = db.prepare(
+    `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${RECORD_COLUMNS}`,
+  ).get(at, id) as TokenRow | undefined;
+  if (revoked) return { token: toRecord(revoked), revokedNow: true };
+  const row = db.prepare(`SELECT ${RECORD_COLUMNS} FROM tokens WHERE id = ?`).get(id) as
+    | TokenRow
+    | undefined;
+  return row ? { token: toRecord(row), revokedNow: false } : null;
+}
+
+/** Records a use, unless another request (maybe in another process) recorded one after `olderThan`. */
+export function touchToken(
+  db: Prepares,
+  id: string,
+  options: { at: string; olderThan: string },
+): void {
+  db.prepare(
+    "UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
+  ).run(options.at, id, options.olderThan);
+}

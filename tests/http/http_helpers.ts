@@ -1,0 +1,170 @@
+/** @module Helpers for the HTTP tests: an in-process app on 127.0.0.1:0 with test tokens, raw MCP requests. */
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import { createHttpApp, type HttpApp, type HttpAppOptions } from "../../src/http/app.ts";
+import type { TokenGrant } from "../../src/http/auth.ts";
+import type { HttpSettings } from "../../src/http/context.ts";
+import { serveHttp } from "../../src/http/serve_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk.ts";
+import { ProviderSet } from "../../src/providers/stack.ts";
+import { openService, tempDir } from "../helpers.ts";
+
+/** Test tokens: one per tier for client "alice", one write token for client "bob". */
+export const TOKENS: Record<string, TokenGrant> = {
+  "tok-read": { tokenId: "t1", clientId: "alice", tier: "read", brains: "*" },
+  "tok-write": { tokenId: "t2", clientId: "alice", tier: "write", brains: "*" },
+  "tok-admin": { tokenId: "t3", clientId: "alice", tier: "admin", brains: "*" },
+  "tok-bob": { tokenId: "t4", clientId: "bob", tier: "write", brains: "*" },
+};
+
+/** A running in-process server. */
+export interface TestServer extends AsyncDisposable {
+  url: string;
+  mcp: string;
+  app: HttpApp;
+  /** Stops the server (as SIGTERM would), bounded by `graceMs`. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/** Starts the app on 127.0.0.1 port 0 with the test tokens and `settings` over the defaults. */
+export async function startServer(
+  options: {
+    settings?: Partial<HttpSettings>;
+    app?: Partial<HttpAppOptions>;
+  } = {},
+): Promise<TestServer> {
+  const dir = await tempDir("engram-http-");
+  const svc = await openService(dir.path);
+  const settings = { ...ConfigSchema.parse({}).server, ...options.settings };
+  const app = createHttpApp({
+    settings,
+    mcp: {
+      service: svc.service,
+      logger: silentLogger,
+      version: "test",
+      providers: new ProviderSet([], { logger: silentLogger }),
+      consolidate: { promoteAfterSessions: 2, pruneAfterDays: 90 },
+    },
+    verifyToken: (t) => Promise.resolve(TOKENS[t] ?? null),
+    ready: () => svc.store.db.prepare("SELECT 1").get() !== undefined,
+    ...options.app,
+  });
+  const server = serveHttp(app, { hostname: "127.0.0.1", port: 0, logger: silentLogger });
+  return {
+    url: server.url,
+    mcp: `${server.url}/mcp`,
+    app,
+    shutdown: (graceMs) => server.shutdown(graceMs),
+    [Symbol.asyncDispose]: async () => {
+      await server.shutdown(1_000);
+      svc[Symbol.dispose]();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Headers of a well-formed POST to /mcp. */
+export function mcpHeaders(token: string | null, extra: Record<string, string> = {}): Headers {
+  const h = new Headers({
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    ...extra,
+  });
+  if (token) h.set("Authorization", `Bearer ${token}`);
+  return h;
+}
+
+/** An initialize request body. */
+export function initializeBody(version = "2025-11-25", id: number | string = 1): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: "raw-test", version: "1" },
+    },
+  });
+}
+
+/** Opens a session with raw fetch; returns its id (the initialize reply body is consumed). */
+export async function openSession(mcp: string, token: string): Promise<string> {
+  const res = await fetch(mcp, {
+    method: "POST",
+    headers: mcpHeaders(token),
+    body: initializeBody(),
+  });
+  if (res.status !== 200) throw new Error(`initialize: ${res.status} ${await res.text()}`);
+  await res.body?.cancel();
+  const id = res.headers.get("mcp-session-id");
+  if (!id) throw new Error("no session id");
+  await fetch(mcp, {
+    method: "POST",
+    headers: sessionHeaders(token, id),
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  }).then((r) => r.body?.cancel());
+  return id;
+}
+
+/** Headers for a request inside a session. */
+export function sessionHeaders(token: string, sessionId: string): Headers {
+  return mcpHeaders(token, { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" });
+}
+
+/** An SDK client connected over Streamable HTTP with `token`. */
+export async function connectHttp(
+  mcp: string,
+  token: string,
+): Promise<Client & AsyncDisposable> {
+  const transport = new StreamableHTTPClientTransport(new URL(mcp), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "engram-http-test", version: "1.0.0" });
+  await client.connect(transport);
+  return Object.assign(client, {
+    [Symbol.asyncDispose]: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  });
+}
+
+/** Reads SSE events from a response body until `count` events with data arrived. */
+export function sseReader(body: ReadableStream<Uint8Array>): {
+  next(): Promise<{ id?: string; event?: string; data: string; retry?: string }>;
+  cancel(): Promise<void>;
+} {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const ev: { id?: string; event?: string; data: string; retry?: string } = { data: "" };
+          let any = false;
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            const colon = line.indexOf(":");
+            const field = colon === -1 ? line : line.slice(0, colon);
+            const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+            any = true;
+            if (field === "data") ev.data += value;
+            else if (field === "id") ev.id = value;
+            else if (field === "event") ev.event = value;
+            else if (field === "retry") ev.retry = value;
+          }
+          if (any) return ev;
+          continue;
+        }
+        const { done, value } = await reader.read();
+        if (done) throw new Error("stream ended");
+        buffer += value;
+      }
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { callErr, callOk } from "../helpers.ts";
+import { connectHttp, startServer } from "./http_helpers.ts";
+
+Deno.test("http: an SDK client lists and calls tools at its token's tier", async () => {
+  await using srv = await startServer();
+  await using reader = await connectHttp(srv.mcp, "tok-read");
+  const { tools } = await reader.listTools();
+  const names = tools.map((t) => t.name);
+  assert.ok(names.includes("memory_search"));
+  assert.ok(!names.includes("memory_remember"), "a read token does not see write tools");
+  const found = await callOk<{ hits: unknown[] }>(reader, "memory_search", { query: "nothing" });
+  assert.deepEqual(found.hits, []);
+  const denied = await callErr(reader, "memory_remember", { content: "# No\nread tier" });
+  assert.equal(denied.code, "forbidden");
+
+  await using writer = await connectHttp(srv.mcp, "tok-write");
+  await callOk(writer, "memory_remember", { content: "# Over HTTP\nstored through /mcp" });
+  const hits = await callOk<{ hits: unknown[] }>(reader, "memory_search", { query: "through" });
+  assert.equal(hits.hits.length, 1);
+  assert.equal(srv.app.sessions.size, 2);
+});
+
+Deno.test("http: DELETE ends the session; later requests with its id get 404", async () => {
+  await using srv = await startServer();
+  const client = await connectHttp(srv.mcp, "tok-read");
+  await client.listTools();
+  assert.equal(srv.app.sessions.size, 1);
+  await client[Symbol.asyncDispose]();
+  assert.equal(srv.app.sessions.size, 0);
+});
