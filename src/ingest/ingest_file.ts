@@ -31,6 +31,8 @@ export interface IngestFileOptions {
   queueBytes: number;
   /** Brain path to store at (default: derived from the root and file name). */
   docPath?: string;
+  /** A cancelled request (notifications/cancelled) stops before extracting and before writing. */
+  signal?: AbortSignal;
 }
 
 /** Ingests one file, or queues it when it is large. */
@@ -44,6 +46,7 @@ export async function ingestFile(
   const format = formatOf(file.realPath, args.as);
   const docPath = args.docPath ?? ingestPathFor(file);
   const bytes = await Deno.readFile(file.realPath);
+  args.signal?.throwIfAborted();
   const hash = sha256Bytes(bytes);
   const brain = await service.brain(caller, args.brain);
   // Unchanged since the last ingestion: answer without extracting (a PDF costs far more than a hash).
@@ -84,6 +87,7 @@ export async function ingestFile(
       reused: false,
     };
   }
+  args.signal?.throwIfAborted();
   return await storeExtracted(service, caller, {
     bytes,
     format,
@@ -91,6 +95,7 @@ export async function ingestFile(
     docPath,
     hash,
     brain: brain.id,
+    signal: args.signal,
   });
 }
 
@@ -139,9 +144,12 @@ async function storeExtracted(
     hash: string;
     brain: string;
     id?: string;
+    signal?: AbortSignal;
   },
 ): Promise<IngestResponse> {
   const extracted = await extract(o.bytes, { name: o.name, format: o.format });
+  // Extraction (a PDF) can take a while: a request cancelled meanwhile stores nothing.
+  o.signal?.throwIfAborted();
   return await service.ingest(caller, {
     brain: o.brain,
     path: o.docPath,

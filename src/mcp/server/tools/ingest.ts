@@ -66,6 +66,7 @@ export const memoryIngestFile = defineTool({
       roots: ingest.roots,
       cwd: ingest.cwd,
       queueBytes: ingest.queueBytes,
+      signal: ctx.signal,
     });
     if (r.status === "queued") ingest.jobs.kick();
     return r;
