@@ -7,7 +7,7 @@ import type { HttpSettings } from "../../src/http/context.ts";
 import { serveHttp } from "../../src/http/serve_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk.ts";
 import { ProviderSet } from "../../src/providers/stack.ts";
-import { openService, tempDir } from "../helpers.ts";
+import { engramCommandArgs, engramEnv, openService, tempDir } from "../helpers.ts";
 
 /** Test tokens: one per tier for client "alice", one write token for client "bob". */
 export const TOKENS: Record<string, TokenGrant> = {
@@ -167,4 +167,34 @@ export function sseReader(body: ReadableStream<Uint8Array>): {
     },
     cancel: () => reader.cancel().catch(() => {}),
   };
+}
+
+/** Spawns `engram serve ARGS` and resolves once it logged its URL. */
+export async function spawnServe(dataDir: string, args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: engramCommandArgs(["serve", "--port", "0", ...args]),
+    cwd: dataDir,
+    env: engramEnv(dataDir),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let stderr = "";
+  let url: string | undefined;
+  while (!url) {
+    const { done, value } = await lines.read();
+    if (done) throw new Error(`engram serve exited before listening:\n${stderr}`);
+    stderr += value;
+    url = stderr.match(/serving MCP at (http:\/\/\S+)\/mcp/)?.[1];
+  }
+  const rest = (async () => {
+    for (;;) {
+      const { done, value } = await lines.read();
+      if (done) return stderr;
+      stderr += value;
+    }
+  })();
+  return { child, url, stderr: () => rest };
 }

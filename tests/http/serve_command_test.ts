@@ -1,37 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { callOk, engramCommandArgs, engramEnv, runEngram, tempDir } from "../helpers.ts";
-import { connectHttp } from "./http_helpers.ts";
-
-/** Spawns `engram serve ARGS` and resolves once it logged its URL. */
-async function spawnServe(dataDir: string, args: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: engramCommandArgs(["serve", "--port", "0", ...args]),
-    cwd: dataDir,
-    env: engramEnv(dataDir),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let stderr = "";
-  let url: string | undefined;
-  while (!url) {
-    const { done, value } = await lines.read();
-    if (done) throw new Error(`engram serve exited before listening:\n${stderr}`);
-    stderr += value;
-    url = stderr.match(/serving MCP at (http:\/\/\S+)\/mcp/)?.[1];
-  }
-  const rest = (async () => {
-    for (;;) {
-      const { done, value } = await lines.read();
-      if (done) return stderr;
-      stderr += value;
-    }
-  })();
-  return { child, url, stderr: () => rest };
-}
+import { callOk, runEngram, tempDir } from "../helpers.ts";
+import { connectHttp, spawnServe } from "./http_helpers.ts";
 
 Deno.test("engram serve: real process with a real token; SIGTERM shuts it down cleanly", async () => {
   await using dir = await tempDir();

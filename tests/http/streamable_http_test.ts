@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { callErr, callOk } from "../helpers.ts";
-import { connectHttp, startServer } from "./http_helpers.ts";
+import { connectHttp, openSession, sessionHeaders, startServer } from "./http_helpers.ts";
 
 Deno.test("http: an SDK client lists and calls tools at its token's tier", async () => {
   await using srv = await startServer();
@@ -28,4 +28,22 @@ Deno.test("http: DELETE ends the session; later requests with its id get 404", a
   assert.equal(srv.app.sessions.size, 1);
   await client[Symbol.asyncDispose]();
   assert.equal(srv.app.sessions.size, 0);
+});
+
+// The conformance suite's server-sse-multiple-streams sends these with a wrong version header
+// (baselined); this is the same check with the header the session negotiated.
+Deno.test("http: concurrent POSTs in one session are all answered", async () => {
+  await using srv = await startServer();
+  const id = await openSession(srv.mcp, "tok-read");
+  const replies = await Promise.all([0, 1, 2].map(async (i) => {
+    const res = await fetch(srv.mcp, {
+      method: "POST",
+      headers: sessionHeaders("tok-read", id),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1000 + i, method: "tools/list", params: {} }),
+    });
+    const text = await res.text();
+    return { status: res.status, text };
+  }));
+  assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
+  replies.forEach((r, i) => assert.match(r.text, new RegExp(`"id":${1000 + i}\\b`)));
 });

