@@ -1,73 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import {
-  callOk,
-  connectStdio,
-  engramCommandArgs,
-  engramEnv,
-  runEngram,
-  tempDir,
-} from "../helpers.ts";
-
-/** A raw `engram stdio` process: write lines, read JSON lines back. */
-function spawnRaw(dataDir: string, args: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: engramCommandArgs(["stdio", ...args]),
-    cwd: dataDir,
-    env: engramEnv(dataDir),
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())
-    .getReader();
-  return {
-    child,
-    send: (text: string) => writer.write(new TextEncoder().encode(text + "\n")),
-    next: async () => {
-      const { value, done } = await lines.read();
-      if (done) throw new Error("stdout closed");
-      return JSON.parse(value) as Record<string, unknown>;
-    },
-    end: async () => {
-      await writer.close();
-      const rest: string[] = [];
-      for (let r = await lines.read(); !r.done; r = await lines.read()) rest.push(r.value);
-      const status = await child.status;
-      const stderr = await new Response(child.stderr).text();
-      return { code: status.code, rest, stderr };
-    },
-  };
-}
-
-function splitLines(): TransformStream<string, string> {
-  let buf = "";
-  return new TransformStream({
-    transform(chunk, controller) {
-      buf += chunk;
-      const parts = buf.split("\n");
-      buf = parts.pop()!;
-      for (const p of parts) if (p) controller.enqueue(p);
-    },
-    flush(controller) {
-      if (buf) controller.enqueue(buf);
-    },
-  });
-}
-
-const INIT = (version = "2025-11-25") =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: version,
-      capabilities: {},
-      clientInfo: { name: "raw", version: "1" },
-    },
-  });
+import { callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
+import { INIT, spawnRaw } from "./_raw_stdio.ts";
 
 Deno.test("stdio: garbage, batches and non-JSON-RPC lines are answered; the session carries on", async () => {
   await using dir = await tempDir();

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
+import { rawCallWithProgress } from "./_raw_stdio.ts";
 import { type LlmServer, startLlmServer } from "../fixtures/llm_server.ts";
 import { CreateMessageRequestSchema } from "../../src/mcp/sdk.ts";
 
@@ -27,19 +28,19 @@ Deno.test("memory_ask with an OpenAI-compatible provider streams deltas as progr
   await using dir = await tempDir();
   await using llm = await startLlmServer();
   const config = await writeConfig(dir.path, openai(llm));
-  await using s = await connectStdio(dir.path, {
-    args: ["--config", config, "--tier", "write"],
-    env: { FAKE_KEY: "sk-secret" },
-  });
-  await callOk(s.client, "memory_remember", DEPLOY);
+  {
+    await using s = await connectStdio(dir.path, { args: ["--tier", "write"] });
+    await callOk(s.client, "memory_remember", DEPLOY);
+  }
   const deltas = ["Deploys run ", "on Tuesdays ", "at 10:00 UTC [1]."];
   llm.enqueue({ text: deltas.join(""), chunks: deltas });
-  const progress: { progress: number; message?: string }[] = [];
-  const r = await s.client.callTool(
-    { name: "memory_ask", arguments: { query: "When do deploys run?" } },
-    undefined,
-    { onprogress: (p) => progress.push(p) },
-  );
+  // Raw stdio: every notification the server wrote, in order (see rawCallWithProgress).
+  const { progress, result: r } = await rawCallWithProgress(dir.path, {
+    args: ["--config", config],
+    env: { FAKE_KEY: "sk-secret" },
+    tool: "memory_ask",
+    arguments: { query: "When do deploys run?" },
+  });
   assert.ok(!r.isError, JSON.stringify(r.content));
   const out = r.structuredContent as {
     answer: string;
@@ -217,21 +218,20 @@ Deno.test("Anthropic provider answers memory_ask with streaming", async () => {
     dir.path,
     `  - type: anthropic\n    base_url: ${llm.anthropicBaseUrl}\n    model: claude-test\n    api_key: \${ANTHROPIC_TEST_KEY}\n    max_retries: 0\n`,
   );
-  await using s = await connectStdio(dir.path, {
-    args: ["--config", config, "--tier", "write"],
-    env: { ANTHROPIC_TEST_KEY: "ak" },
-  });
-  await callOk(s.client, "memory_remember", DEPLOY);
+  {
+    await using s = await connectStdio(dir.path, { args: ["--tier", "write"] });
+    await callOk(s.client, "memory_remember", DEPLOY);
+  }
   llm.enqueue({ text: "Tuesdays at 10:00 UTC [1].", chunks: ["Tuesdays ", "at 10:00 UTC [1]."] });
-  const progress: string[] = [];
-  const r = await s.client.callTool(
-    { name: "memory_ask", arguments: { query: "When do deploys run?" } },
-    undefined,
-    { onprogress: (p) => void progress.push(p.message ?? "") },
-  );
+  const { progress, result: r } = await rawCallWithProgress(dir.path, {
+    args: ["--config", config],
+    env: { ANTHROPIC_TEST_KEY: "ak" },
+    tool: "memory_ask",
+    arguments: { query: "When do deploys run?" },
+  });
   const out = r.structuredContent as { answer: string; provider: string; citations: unknown[] };
   assert.equal(out.provider, "anthropic");
-  assert.deepEqual(progress, ["Tuesdays ", "at 10:00 UTC [1]."]);
+  assert.deepEqual(progress.map((p) => p.message), ["Tuesdays ", "at 10:00 UTC [1]."]);
   assert.equal(out.citations.length, 1);
   const req = llm.requests.find((q) => q.path === "/v1/messages")!;
   assert.equal(req.headers["x-api-key"], "ak");

@@ -3,6 +3,7 @@ import { ADMIN, call, callErr, callOk, connectStdio, openService, tempDir } from
 import { queueExtraction } from "../../src/core/extraction.ts";
 import { appendConversation, openSession } from "../../src/core/sessions.ts";
 import type { Client } from "../../src/mcp/sdk.ts";
+import { rawCallWithProgress } from "./_raw_stdio.ts";
 
 interface Job {
   id: string;
@@ -250,12 +251,11 @@ Deno.test("memory_ask without a model: extractive answer, real citations, stream
     path: "/memory/global/lunch.md",
     content: "# Lunch\n\nThe team eats lunch at noon.",
   });
-  const progress: { progress: number; message?: string; total?: number }[] = [];
-  const result = await s.client.callTool(
-    { name: "memory_ask", arguments: { query: "When do production deploys run?" } },
-    undefined,
-    { onprogress: (p) => progress.push(p) },
-  );
+  // Raw stdio: every notification the server wrote, in order (see rawCallWithProgress).
+  const { progress, result } = await rawCallWithProgress(dir.path, {
+    tool: "memory_ask",
+    arguments: { query: "When do production deploys run?" },
+  });
   assert.ok(!result.isError, JSON.stringify(result.content));
   const out = result.structuredContent as {
     answer: string;
