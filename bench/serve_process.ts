@@ -1,4 +1,5 @@
 /** @module A real `engram serve` child process for the HTTP load benchmark: token, config, URL, CPU. */
+import { spawnServe as spawnTestServe } from "../tests/http/http_helpers.ts";
 import { engramRunArgs } from "../src/config/permissions.ts";
 import { engramEnv } from "../tests/helpers.ts";
 
@@ -44,43 +45,18 @@ export async function createToken(dataDir: string, client: string): Promise<stri
   return out.trim().split("\n")[0];
 }
 
-/**
- * Spawns `engram serve --port 0` on 127.0.0.1 with `config` as ENGRAM_CONFIG and resolves once it
- * logged its URL; the rest of stderr keeps draining so the child never blocks on a full pipe.
- */
+/** Spawns `engram serve --port 0` on 127.0.0.1 with `config` as ENGRAM_CONFIG, once it listens. */
 export async function spawnServe(dataDir: string, config: string): Promise<ServeProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: engramRunArgs(MAIN, ["serve", "--host", "127.0.0.1", "--port", "0"]),
-    cwd: dataDir,
-    env: engramEnv(dataDir, { ENGRAM_CONFIG: config }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let stderr = "";
-  let url: string | undefined;
-  while (!url) {
-    const { done, value } = await lines.read();
-    if (done) throw new Error(`engram serve exited before listening:\n${stderr}`);
-    stderr += value;
-    url = stderr.match(/serving MCP at (http:\/\/\S+)\/mcp/)?.[1];
-  }
-  const rest = (async () => {
-    for (;;) {
-      const { done, value } = await lines.read();
-      if (done) return stderr;
-      stderr += value;
-    }
-  })();
+  const { child, url, stderr } = await spawnTestServe(dataDir, ["--host", "127.0.0.1"], {
+    env: { ENGRAM_CONFIG: config },
+  });
   return {
     url,
     pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       const { code } = await child.status;
-      return { code, stderr: await rest };
+      return { code, stderr: await stderr() };
     },
   };
 }

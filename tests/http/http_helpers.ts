@@ -169,12 +169,19 @@ export function sseReader(body: ReadableStream<Uint8Array>): {
   };
 }
 
-/** Spawns `engram serve ARGS` and resolves once it logged its URL. */
-export async function spawnServe(dataDir: string, args: string[]) {
+/**
+ * Spawns `engram serve ARGS` and resolves once it logged its URL; the rest of stderr keeps
+ * draining so the child never blocks on a full pipe.
+ */
+export async function spawnServe(
+  dataDir: string,
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+) {
   const child = new Deno.Command(Deno.execPath(), {
     args: engramCommandArgs(["serve", "--port", "0", ...args]),
     cwd: dataDir,
-    env: engramEnv(dataDir),
+    env: engramEnv(dataDir, options.env),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",

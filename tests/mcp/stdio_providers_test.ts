@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
 import { rawCallWithProgress } from "./_raw_stdio.ts";
 import { type LlmServer, startLlmServer } from "../fixtures/llm_server.ts";
-import { CreateMessageRequestSchema } from "../../src/mcp/sdk.ts";
+import { type Client, CreateMessageRequestSchema } from "../../src/mcp/sdk.ts";
 
 /** Writes a config with the given providers and returns its path. */
 async function writeConfig(dir: string, providers: string, extra = ""): Promise<string> {
@@ -16,6 +16,27 @@ async function writeConfig(dir: string, providers: string, extra = ""): Promise<
 
 function openai(llm: LlmServer, extra = ""): string {
   return `  - type: openai\n    name: fake-openai\n    base_url: ${llm.openaiBaseUrl}\n    model: gpt-test\n    api_key: \${FAKE_KEY}\n    max_retries: 0\n    timeout_ms: 30000\n${extra}`;
+}
+
+interface JobView {
+  status: string;
+  error: string;
+  attempts: number;
+  result: Record<string, unknown>;
+}
+
+/** Hands `content` to memory_extract in session s1 and waits for its extraction job to end. */
+async function extractOne(client: Client, content: string): Promise<JobView> {
+  const { job_id } = await callOk<{ job_id: string }>(client, "memory_extract", {
+    session_id: "s1",
+    messages: [{ role: "user", content }],
+  });
+  return await callOk<JobView>(client, "memory_job", { job_id, wait_ms: 30_000 });
+}
+
+/** A model reply holding one fact as JSON. */
+function factReply(text: string, subject: string, attribute: string, value: string) {
+  return { text: JSON.stringify({ facts: [{ text, subject, attribute, value }] }) };
 }
 
 const DEPLOY = {
@@ -146,25 +167,8 @@ Deno.test("extraction with a model: JSON facts kept; malformed JSON retried, the
     args: ["--config", config, "--tier", "write"],
     env: { FAKE_KEY: "sk-test-key" },
   });
-  llm.enqueue({
-    text: JSON.stringify({
-      facts: [{
-        text: "The team deploys on Tuesdays.",
-        subject: "team",
-        attribute: "deploy day",
-        value: "Tuesday",
-      }],
-    }),
-  });
-  const ok = await callOk<{ job_id: string }>(s.client, "memory_extract", {
-    session_id: "s1",
-    messages: [{ role: "user", content: "We deploy on Tuesdays." }],
-  });
-  const job = await callOk<{ status: string; result: Record<string, unknown> }>(
-    s.client,
-    "memory_job",
-    { job_id: ok.job_id, wait_ms: 30_000 },
-  );
+  llm.enqueue(factReply("The team deploys on Tuesdays.", "team", "deploy day", "Tuesday"));
+  const job = await extractOne(s.client, "We deploy on Tuesdays.");
   assert.equal(job.status, "completed");
   assert.equal(job.result.inserted, 1);
   assert.equal(job.result.provider, "fake-openai");
@@ -174,39 +178,16 @@ Deno.test("extraction with a model: JSON facts kept; malformed JSON retried, the
   });
 
   llm.setDefault({ text: "Sure! Here are the facts: none, really." });
-  const bad = await callOk<{ job_id: string }>(s.client, "memory_extract", {
-    session_id: "s1",
-    messages: [{ role: "user", content: "Our staging database is Postgres 16." }],
-  });
-  const failed = await callOk<{ status: string; error: string; attempts: number }>(
-    s.client,
-    "memory_job",
-    { job_id: bad.job_id, wait_ms: 30_000 },
-  );
+  const failed = await extractOne(s.client, "Our staging database is Postgres 16.");
   assert.equal(failed.status, "failed");
   assert.equal(failed.attempts, 3);
   assert.match(failed.error, /provider_unavailable: .*fake-openai.*malformed JSON/);
   // Nothing is lost: the messages stay, and the next extraction covers them.
   llm.setDefault({ text: '{"facts":[]}' });
-  llm.enqueue({
-    text: JSON.stringify({
-      facts: [{
-        text: "The staging database is Postgres 16.",
-        subject: "staging",
-        attribute: "database",
-        value: "Postgres 16",
-      }],
-    }),
-  });
-  const retry = await callOk<{ job_id: string }>(s.client, "memory_extract", {
-    session_id: "s1",
-    messages: [{ role: "user", content: "Thanks." }],
-  });
-  const done = await callOk<{ status: string; result: Record<string, unknown> }>(
-    s.client,
-    "memory_job",
-    { job_id: retry.job_id, wait_ms: 30_000 },
+  llm.enqueue(
+    factReply("The staging database is Postgres 16.", "staging", "database", "Postgres 16"),
   );
+  const done = await extractOne(s.client, "Thanks.");
   assert.equal(done.result.inserted, 1);
   assert.equal(done.result.messages, 2, "the failed run's message is extracted with the new one");
 });
