@@ -6,6 +6,8 @@ import { stderrLogger } from "./logger.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
 import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/extraction.ts";
 import { ProviderSet } from "../providers/stack.ts";
+import type { ServerDeps } from "../mcp/server/factory.ts";
+import { VERSION } from "../version.ts";
 import type { ConsolidateSettings } from "../core/consolidate.ts";
 import type { IngestContext } from "../ingest/context.ts";
 import {
@@ -106,18 +108,30 @@ export function createJobRunner(
   });
 }
 
+/** What every MCP session of this process shares (all of ServerDeps but the caller). */
+export function sessionDeps(
+  runtime: Runtime,
+  o: { config: ResolvedConfig; logger: Logger; cwd: string; jobs: JobRunner },
+): Omit<ServerDeps, "caller"> {
+  return {
+    service: runtime.service,
+    logger: o.logger,
+    version: VERSION,
+    ingest: ingestContext(o.config, o.cwd),
+    providers: runtime.providers,
+    jobs: o.jobs,
+    consolidate: consolidateSettings(o.config),
+  };
+}
+
 /** Ingestion settings for MCP sessions. */
-export function ingestContext(
-  config: ResolvedConfig,
-  options: { cwd: string; jobs: JobRunner },
-): IngestContext {
+function ingestContext(config: ResolvedConfig, cwd: string): IngestContext {
   return {
     roots: config.mcp.allowed_file_roots,
-    cwd: options.cwd,
+    cwd,
     queueBytes: config.ingest.queue_bytes,
     allowedUrlHosts: config.ingest.allowed_url_hosts,
     urlTimeoutMs: config.ingest.url_timeout_ms,
-    jobs: options.jobs,
   };
 }
 

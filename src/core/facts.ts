@@ -67,6 +67,13 @@ export async function keepFacts(
   };
   const prefix = factsPrefix(o.scope);
   const active = (await service.store.listDocuments(o.brain.id, { prefix })).filter(isActiveFact);
+  // Each fact's words, tokenised once rather than once per candidate.
+  const titleTerms = new Map<string, string[]>();
+  const termsOf = (f: DocumentRecord) => {
+    let t = titleTerms.get(f.id);
+    if (!t) titleTerms.set(f.id, t = terms(f.title));
+    return t;
+  };
   const brain = o.brain.id;
   for (const c of candidates) {
     const key = factKey(c);
@@ -78,7 +85,7 @@ export async function keepFacts(
     const same = active.find((f) =>
       f.metadata.fact_key === key
         ? f.metadata.fact_value === value
-        : overlap(words, terms(f.title)) >= SAME_TEXT
+        : overlap(words, termsOf(f)) >= SAME_TEXT
     );
     if (same) {
       const updated = await service.update(o.caller, {

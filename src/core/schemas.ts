@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { LIMITS, SLUG_PATTERN } from "./limits.ts";
 
-const brain = z.string().min(1).max(128).describe(
+/** The optional `brain` argument of every brain-scoped tool. */
+export const brain = z.string().min(1).max(128).describe(
   "Brain slug or id; defaults to the configured default brain",
 )
   .optional();

@@ -1,10 +1,7 @@
 /** @module Input schemas of the session and model-backed tools (memory_extract, recall, reflect, ask, consolidate). */
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-
-const brain = z.string().min(1).max(128).describe(
-  "Brain slug or id; defaults to the configured default brain",
-).optional();
+import { brain } from "./schemas.ts";
 const sessionId = z.string().min(1).max(LIMITS.sessionIdChars);
 
 /** One conversation message handed to memory_extract. */

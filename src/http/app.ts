@@ -67,7 +67,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     settings: options.settings,
     sessions,
     logger,
-    newServer: (caller) => createMcpServer({ ...options.mcp, caller }),
+    newServer: (caller, o) => createMcpServer({ ...options.mcp, caller, onClose: o.onClose }),
     onSession: options.onSession,
   };
 

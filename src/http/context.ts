@@ -15,7 +15,7 @@ export interface HttpContext {
   sessions: SessionRegistry;
   logger: Logger;
   /** Builds the MCP server for a new session (the same factory stdio uses). */
-  newServer: (caller: CallerContext) => Server;
+  newServer: (caller: CallerContext, o: { onClose: () => void }) => Server;
   /** Called once a session exists (tests use it to push server notifications). */
   onSession?: (session: HttpSession) => void;
 }

@@ -118,7 +118,9 @@ export async function handleSseOpen(
   }
   const id = newSessionId();
   const transport = new LegacySseTransport(id, { keepAliveMs: ctx.settings.sse_keepalive_ms });
-  const server = ctx.newServer(callerFor(grant, { transport: "sse", sessionId: id }));
+  const server = ctx.newServer(callerFor(grant, { transport: "sse", sessionId: id }), {
+    onClose: () => ctx.sessions.forget(id),
+  });
   const session: HttpSession = {
     id,
     kind: "sse",

@@ -49,16 +49,16 @@ export class SessionRegistry {
     return this.#now();
   }
 
-  /** Adds a session; it leaves the table when its server closes. */
+  /** Adds a session; `forget` removes it when its server closes. */
   add(session: HttpSession): void {
     this.#sessions.set(session.id, session);
-    // The factory keeps its own clean-up apart from this property, so assigning it is safe.
-    session.server.onclose = () => this.#forget(session);
   }
 
-  #forget(session: HttpSession): void {
-    if (this.#sessions.get(session.id) !== session) return;
-    this.#sessions.delete(session.id);
+  /** Removes a closed session (its server's onClose). */
+  forget(id: string): void {
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    this.#sessions.delete(id);
     this.#onClosed?.(session);
   }
 
@@ -98,7 +98,7 @@ export class SessionRegistry {
     const session = this.#sessions.get(id);
     if (!session) return;
     await session.server.close().catch(() => {});
-    this.#forget(session);
+    this.forget(id);
   }
 
   /**

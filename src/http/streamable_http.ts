@@ -86,7 +86,9 @@ async function initialize(
     keepAliveMs: ctx.settings.sse_keepalive_ms,
     maxRequestBodySize: ctx.settings.max_body_bytes,
   });
-  const server = ctx.newServer(callerFor(grant, { transport: "http", sessionId: id }));
+  const server = ctx.newServer(callerFor(grant, { transport: "http", sessionId: id }), {
+    onClose: () => ctx.sessions.forget(id),
+  });
   await server.connect(transport);
   const session: HttpSession = {
     id,

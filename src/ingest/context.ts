@@ -1,7 +1,6 @@
-/** @module What the ingestion tools need from configuration and the running process. */
-import type { JobRunner } from "./job_runner.ts";
+/** @module What the ingestion tools need from configuration. */
 
-/** Ingestion settings and the job runner of this process. */
+/** Ingestion settings of this process (background jobs run on ToolContext.jobs). */
 export interface IngestContext {
   /** Folders memory_ingest_file may read (mcp.allowed_file_roots). */
   roots: readonly string[];
@@ -12,5 +11,4 @@ export interface IngestContext {
   /** Hosts memory_ingest_url may fetch even when they resolve to private addresses. */
   allowedUrlHosts: readonly string[];
   urlTimeoutMs: number;
-  jobs: JobRunner;
 }

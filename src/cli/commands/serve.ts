@@ -12,7 +12,7 @@ import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
-import { consolidateSettings, createJobRunner, ingestContext, openRuntime } from "../runtime.ts";
+import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
 
 /** Usage of `engram serve`. */
 export const SERVE_SPEC: CommandSpec = {
@@ -60,15 +60,7 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   const tokens = new TokenService(runtime.store);
   const app = createHttpApp({
     settings: { ...config.http, host },
-    mcp: {
-      service: runtime.service,
-      logger,
-      version: VERSION,
-      ingest: ingestContext(config, { cwd: ctx.cwd, jobs }),
-      providers: runtime.providers,
-      jobs,
-      consolidate: consolidateSettings(config),
-    },
+    mcp: sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs }),
     verifyToken: noAuth ? anonymousVerifier(tier) : (token) => tokens.verify(token),
     anonymous: noAuth,
     ready: () => runtime.store.db.prepare("SELECT 1").get() !== undefined,

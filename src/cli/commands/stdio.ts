@@ -7,7 +7,7 @@ import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
-import { consolidateSettings, createJobRunner, ingestContext, openRuntime } from "../runtime.ts";
+import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
 
 /** Usage of `engram stdio`. */
 export const STDIO_SPEC: CommandSpec = {
@@ -43,15 +43,12 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   logger.debug("permissions revoked", { revoked });
 
   const jobs = createJobRunner(runtime, { config, logger });
+  let onClosed = () => {};
+  const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const server = createMcpServer({
-    service: runtime.service,
+    ...sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs }),
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
-    logger,
-    version: VERSION,
-    ingest: ingestContext(config, { cwd: ctx.cwd, jobs }),
-    providers: runtime.providers,
-    jobs,
-    consolidate: consolidateSettings(config),
+    onClose: () => onClosed(),
   });
   // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.
   jobs.kick();
@@ -65,7 +62,6 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     );
   };
   transport.onerror = (err) => logger.warn("stdio transport error", { error: err.message });
-  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   const stop = () => void transport.close();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);

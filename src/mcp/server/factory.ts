@@ -28,7 +28,6 @@ import { registerCompletion } from "./completion.ts";
 import { registerPrompts } from "./prompts.ts";
 import { RecentQueries } from "./recent_queries.ts";
 import { registerResources } from "./resources.ts";
-import { onServerClose } from "./server_close.ts";
 import { registerSubscriptions } from "./subscriptions.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
 import type { ToolDef } from "./tool.ts";
@@ -43,17 +42,32 @@ export interface ServerDeps {
   caller: CallerContext;
   logger: Logger;
   version: string;
-  /** Ingestion settings and the job runner; without it the ingest tools answer not_implemented. */
+  /** Ingestion settings; without them the ingest tools answer not_implemented. */
   ingest?: IngestContext;
   /** The process's language-model providers; the session adds the client's sampling when offered. */
   providers: ProviderSet;
-  /** Background jobs of this process (fact extraction). */
+  /** Background jobs of this process (queued ingestion, fact extraction). */
   jobs?: JobRunner;
   consolidate: ConsolidateSettings;
+  /**
+   * Called when the session's connection closes, after the factory's own clean-up. The factory
+   * owns `server.onclose`; transports hear about the close through this instead.
+   */
+  onClose?: () => void;
 }
 
 const INSTRUCTIONS =
   "engram is a long-term memory. Before answering from memory, call memory_search; store durable facts, decisions and notes with memory_remember (one topic per document, a clear first heading). Read a whole document with memory_get, change it with memory_update, and drop it with memory_forget. Paths: /memory/global/ for general knowledge, /memory/project/ for this project, /memory/agent/ for your own notes. Prompts (summarize_local_context, research_topic, summarize_document, find_connections, daily_briefing) turn brain content into ready-made requests; resources expose engram://context/help, engram://context/status, brains and documents (subscribe to a document to hear when it changes).";
+
+/**
+ * The tools/list entries, built once per process: generating JSON Schemas from zod is the
+ * costly part of opening a session, and they never change.
+ */
+const TOOL_LISTING: readonly { tier: ToolDef["tier"]; entry: Tool }[] = MEMORY_TOOLS.map((t) => ({
+  tier: t.tier,
+  entry: describeTool(t),
+}));
+const TOOLS_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(MEMORY_TOOLS.map((t) => [t.name, t]));
 
 /** Tools whose `query` argument completion offers again later in the session. */
 const QUERY_TOOLS = new Set(["memory_search", "memory_recall", "memory_ask"]);
@@ -78,11 +92,15 @@ export function createMcpServer(deps: ServerDeps): Server {
   const recent = new RecentQueries();
   registerPrompts(server, session);
   registerResources(server, { ...session, version: deps.version });
-  onServerClose(server, registerSubscriptions(server, session));
+  const stopSubscriptions = registerSubscriptions(server, session);
+  server.onclose = () => {
+    stopSubscriptions();
+    deps.onClose?.();
+  };
   registerCompletion(server, { ...session, recent });
-  const visible = MEMORY_TOOLS.filter((t) => tierAllows(deps.caller.tier, t.tier));
-  const listing = visible.map(describeTool);
-  const byName = new Map(MEMORY_TOOLS.map((t) => [t.name, t]));
+  const listing = TOOL_LISTING.filter((t) => tierAllows(deps.caller.tier, t.tier)).map((t) =>
+    t.entry
+  );
   // Built on first use: only after initialize is it known whether the client offers sampling.
   let model: MemoryModel | undefined;
   const sessionModel = () =>
@@ -108,7 +126,7 @@ export function createMcpServer(deps: ServerDeps): Server {
         sendNotification: (n: ServerNotification) => Promise<void>;
       },
     ) => {
-      const tool = byName.get(request.params.name);
+      const tool = TOOLS_BY_NAME.get(request.params.name);
       if (!tool) {
         throw new McpError(
           ErrorCode.InvalidParams,

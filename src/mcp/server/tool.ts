@@ -14,11 +14,11 @@ export interface ToolContext {
   caller: CallerContext;
   logger: Logger;
   signal: AbortSignal;
-  /** Ingestion settings and jobs; absent where ingestion is not offered. */
+  /** Ingestion settings; absent where ingestion is not offered. */
   ingest?: IngestContext;
   /** The provider stack of this session (HTTP models, the client's sampling, extractive). */
   model: MemoryModel;
-  /** This process's background jobs (extraction); absent where jobs do not run. */
+  /** This process's background jobs (queued ingestion, extraction); absent where jobs do not run. */
   jobs?: JobRunner;
   consolidate: ConsolidateSettings;
   /**

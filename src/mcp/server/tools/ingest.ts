@@ -1,12 +1,13 @@
 /** @module memory_ingest_file, memory_ingest_url and memory_job. */
 import { z } from "zod";
 import { EngramError } from "../../../core/errors.ts";
+import { brain } from "../../../core/schemas.ts";
 import { FORMATS } from "../../../ingest/formats.ts";
 import { ingestFile } from "../../../ingest/ingest_file.ts";
 import { ingestUrl } from "../../../ingest/ingest_url.ts";
 import type { IngestContext } from "../../../ingest/context.ts";
 import type { IngestResponse } from "../../../core/types.ts";
-import { defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
+import { ADDITIVE, defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
 
 const IngestResponseSchema = z.looseObject({
   status: z.enum(["completed", "queued"]).optional(),
@@ -19,13 +20,6 @@ const IngestResponseSchema = z.looseObject({
   duration_ms: z.number().int().min(0),
   reused: z.boolean(),
 });
-
-const WRITE_ANNOTATIONS = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
 
 function ingestContext(ctx: ToolContext): IngestContext {
   if (!ctx.ingest) {
@@ -52,11 +46,11 @@ export const memoryIngestFile = defineTool({
     path: z.string().min(1).max(4096).describe(
       "Absolute path, or relative to the server's working directory",
     ),
-    brain: z.string().min(1).max(128).optional(),
+    brain,
     as: z.enum(FORMATS).optional().describe("Format; else from the extension"),
   }),
   output: IngestResponseSchema,
-  annotations: WRITE_ANNOTATIONS,
+  annotations: ADDITIVE,
   run: async (ctx, args) => {
     const ingest = ingestContext(ctx);
     const r = await ingestFile(ctx.service, ctx.caller, {
@@ -68,7 +62,7 @@ export const memoryIngestFile = defineTool({
       queueBytes: ingest.queueBytes,
       signal: ctx.signal,
     });
-    if (r.status === "queued") ingest.jobs.kick();
+    if (r.status === "queued") ctx.jobs?.kick();
     return r;
   },
   summary,
@@ -83,10 +77,10 @@ export const memoryIngestUrl = defineTool({
     "Fetch an http(s) URL (body capped at 5 MiB) and store it: HTML becomes readable markdown (main content, without menus), text, JSON and PDF are stored as text. Private, loopback, link-local and metadata addresses are refused unless allowlisted in config (checked on every redirect). Stored at /ingest/web/<host>/<path>.md.",
   input: z.object({
     url: z.url().max(8192),
-    brain: z.string().min(1).max(128).optional(),
+    brain,
   }),
   output: z.looseObject({ path: z.literal("server"), result: IngestResponseSchema }),
-  annotations: { ...WRITE_ANNOTATIONS, openWorldHint: true },
+  annotations: { ...ADDITIVE, openWorldHint: true },
   run: async (ctx, args) => {
     const ingest = ingestContext(ctx);
     const result = await ingestUrl(ctx.service, ctx.caller, {
@@ -125,7 +119,9 @@ export const memoryJob = defineTool({
   }),
   annotations: READ_ONLY,
   run: async (ctx, args) => {
-    const job = await (ctx.jobs ?? ingestContext(ctx).jobs).wait(args.job_id, args.wait_ms);
+    const job = ctx.jobs
+      ? await ctx.jobs.wait(args.job_id, args.wait_ms)
+      : await ctx.service.store.getJob(args.job_id);
     if (!job) throw new EngramError("not_found", `job ${args.job_id} not found`);
     const brains = await ctx.service.listBrains(ctx.caller);
     if (!brains.some((b) => b.id === job.brain_id)) {

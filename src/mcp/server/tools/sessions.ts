@@ -4,7 +4,7 @@ import { extract, type ExtractResult } from "../../../core/extraction.ts";
 import { reflect, type ReflectResult } from "../../../core/reflect.ts";
 import { ExtractInput, ReflectInput } from "../../../core/session_schemas.ts";
 import { DocumentRecordSchema } from "../records.ts";
-import { defineTool } from "../tool.ts";
+import { ADDITIVE, defineTool } from "../tool.ts";
 
 const SessionMessageSchema = z.looseObject({
   id: z.string(),
@@ -15,12 +15,8 @@ const SessionMessageSchema = z.looseObject({
   created_at: z.string(),
 });
 
-const WRITES = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-};
+/** Appending messages is not idempotent: the same call twice stores them twice. */
+const WRITES = { ...ADDITIVE, idempotentHint: false };
 
 /** Hand over a conversation for fact extraction. */
 export const memoryExtract = defineTool({
@@ -69,7 +65,7 @@ export const memoryReflect = defineTool({
     reflection_attempted: z.boolean(),
     ended_at: z.string().optional(),
   }),
-  annotations: { ...WRITES, idempotentHint: true },
+  annotations: ADDITIVE,
   run: async (ctx, args) => {
     const result = await reflect({ service: ctx.service, model: ctx.model }, ctx.caller, args);
     if (result.extraction_job_id) ctx.jobs?.kick();
