@@ -56,7 +56,9 @@ export async function openRuntime(
       { cause: err },
     );
   }
-  const store = new SqliteStore(openDatabase(config.dbFile, { synchronous: config.synchronous }));
+  const store = new SqliteStore(openDatabase(config.dbFile, { synchronous: config.synchronous }), {
+    searchCacheMb: config.searchCacheMb,
+  });
   try {
     await ensureDefaultBrain(store);
     const providers = new ProviderSet(config.providers, { logger });

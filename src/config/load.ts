@@ -24,6 +24,8 @@ export interface ResolvedConfig {
   defaultBrain?: string;
   logLevel: (typeof LOG_LEVELS)[number];
   synchronous: "NORMAL" | "FULL";
+  /** `storage.search_cache_mb`: memory for searches kept until the index changes. */
+  searchCacheMb: number;
   stdioTier: Tier;
   server: { host: string; port: number };
   /** The whole `server:` section (origins, limits, timeouts) for `engram serve`. */
@@ -77,6 +79,7 @@ export function loadConfig(
       parsed.default_brain,
     logLevel: logLevel as ResolvedConfig["logLevel"],
     synchronous: parsed.storage.synchronous === "full" ? "FULL" : "NORMAL",
+    searchCacheMb: parsed.storage.search_cache_mb,
     stdioTier: tier as Tier,
     server: { host: parsed.server.host, port: parsed.server.port },
     http: parsed.server,

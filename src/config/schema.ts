@@ -55,7 +55,9 @@ export const ConfigSchema = z.strictObject({
   log_level: z.enum(LOG_LEVELS).default("info"),
   storage: z.strictObject({
     synchronous: z.enum(["normal", "full"]).default("normal"),
-  }).default({ synchronous: "normal" }),
+    search_cache_mb: z.coerce.number().min(0).max(4096).default(16)
+      .describe("Memory for searches kept until the index changes; 0 turns the cache off"),
+  }).default({ synchronous: "normal", search_cache_mb: 16 }),
   stdio: z.strictObject({
     tier: z.enum(["read", "write", "admin"]).default("read"),
   }).default({ tier: "read" }),

@@ -24,6 +24,7 @@ import type {
   Visibility,
 } from "../core/types.ts";
 import { AuditWriter } from "./audit_writer.ts";
+import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
 import { writeIndex, writeTags } from "./sqlite_writes.ts";
 import { SqliteConnection } from "./sqlite_connection.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
@@ -50,10 +51,17 @@ export { BATCH_ROLLED_BACK } from "./sqlite_connection.ts";
 /** MemoryStore (and TokenStore) over one node:sqlite connection. */
 export class SqliteStore extends SqliteConnection implements MemoryStore, TokenStore {
   #audit: AuditWriter;
+  #searches: SearchCache;
+  /** Writes to documents or chunks through this connection; half of the search cache's stamp. */
+  #indexWrites = 0;
 
-  constructor(db: DatabaseSync) {
+  /** `options.searchCacheMb`: the search cache's budget in MiB (0 turns it off). */
+  constructor(db: DatabaseSync, options: { searchCacheMb?: number } = {}) {
     super(db);
     this.#audit = new AuditWriter(db, this.cached);
+    this.#searches = new SearchCache(
+      (options.searchCacheMb ?? DEFAULT_SEARCH_CACHE_MB) * 1024 * 1024,
+    );
   }
 
   listBrains(): Promise<Brain[]> {
@@ -126,6 +134,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   writeVersion(write: VersionWrite): Promise<DocumentRecord> {
     return this.run(() =>
       this.write(() => {
+        this.#indexWrites++;
         const d = write.document;
         const current = this.#findRow(d.brain_id, { id: d.id });
         const have = current?.version;
@@ -206,6 +215,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord> {
     return this.run(() =>
       this.write(() => {
+        this.#indexWrites++;
         const changed = this.prepare(
           "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
         ).run(at, at, documentId, brainId);
@@ -221,7 +231,22 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   }
 
   search(query: SearchQuery): Promise<SearchHit[]> {
-    return this.run(() => searchChunks(this.cached, query));
+    return this.run(() => {
+      // Inside a transaction the results may include writes that are later rolled back.
+      if (!this.#searches.enabled || this.db.isTransaction) return searchChunks(this.cached, query);
+      const stamp = this.#indexStamp();
+      return this.#searches.get(query, stamp) ??
+        this.#searches.set(query, stamp, searchChunks(this.cached, query));
+    });
+  }
+
+  /**
+   * Changes whenever what search sees may have changed: an index write here, or a commit by any
+   * other connection (`data_version`; coarse, since it counts every table, but a few microseconds).
+   */
+  #indexStamp(): string {
+    const row = this.prepare("PRAGMA data_version").get() as { data_version: number };
+    return `${this.#indexWrites}.${row.data_version}`;
   }
 
   timeline(brainId: string, options: { limit: number; since?: string }): Promise<TimelineEntry[]> {
@@ -253,6 +278,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.run(() =>
       this.write(() => {
+        this.#indexWrites++;
         const row = this.prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
           documentId,
         ) as

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import type { SearchHit, SearchQuery } from "../../src/core/types.ts";
+import { openDatabase } from "../../src/storage/database.ts";
+import { SearchCache } from "../../src/storage/search_cache.ts";
+import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openStore, writeDoc } from "./_store.ts";
+
+const query = (brainId: string, text: string, topK = 10): SearchQuery => ({
+  brainId,
+  text,
+  topK,
+  scope: "all",
+  sort: "relevance",
+});
+
+const paths = (hits: SearchHit[]) => hits.map((h) => h.path);
+
+Deno.test("search cache: a repeated search is answered from the cache, with fresh copies", async () => {
+  await using s = await openStore();
+  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  const first = await s.store.search(query(s.brain.id, "heron"));
+  const second = await s.store.search(query(s.brain.id, "heron"));
+  assert.deepEqual(second, first);
+  // Recomputed hits parse metadata anew; a cached one hands out the same frozen object.
+  assert.equal(second[0].metadata, first[0].metadata);
+  assert.ok(Object.isFrozen(second[0].metadata));
+  // Top-level fields are copies: editing one result does not edit the next.
+  second[0].score = -1;
+  const third = await s.store.search(query(s.brain.id, "heron"));
+  assert.equal(third[0].score, first[0].score);
+  assert.throws(() => third[0].highlights.push("x"), TypeError);
+  // Another top_k is another search.
+  const fourth = await s.store.search(query(s.brain.id, "heron", 5));
+  assert.notEqual(fourth[0].metadata, first[0].metadata);
+});
+
+Deno.test("search cache: off with searchCacheMb 0", async () => {
+  await using s = await openStore();
+  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  const store = new SqliteStore(openDatabase(s.file), { searchCacheMb: 0 });
+  try {
+    const first = await store.search(query(s.brain.id, "heron"));
+    const second = await store.search(query(s.brain.id, "heron"));
+    assert.deepEqual(second, first);
+    assert.notEqual(second[0].metadata, first[0].metadata);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("search cache: a write, an edit and a forget through this store are seen at once", async () => {
+  await using s = await openStore();
+  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  await writeDoc(s.store, s.brain.id, "/b.md", ["a heron again"]);
+  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))).sort(), [
+    "/a.md",
+    "/b.md",
+  ]);
+  await writeDoc(s.store, s.brain.id, "/b.md", ["now about otters"]);
+  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  const a = await s.store.findDocument(s.brain.id, { path: "/a.md" });
+  await s.store.markDeleted(s.brain.id, a!.id, new Date().toISOString());
+  assert.deepEqual(await s.store.search(query(s.brain.id, "heron")), []);
+});
+
+Deno.test("search cache: a commit by another connection (another process) empties it", async () => {
+  await using s = await openStore();
+  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  const other = new SqliteStore(openDatabase(s.file));
+  try {
+    await writeDoc(other, s.brain.id, "/b.md", ["another heron"]);
+    const a = await other.findDocument(s.brain.id, { path: "/a.md" });
+    await other.markDeleted(s.brain.id, a!.id, new Date().toISOString());
+  } finally {
+    other.close();
+  }
+  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/b.md"]);
+});
+
+Deno.test("search cache: a search inside a rolled-back batch leaves nothing behind", async () => {
+  await using s = await openStore();
+  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  await assert.rejects(
+    s.store.batch(async () => {
+      await writeDoc(s.store, s.brain.id, "/b.md", ["a heron inside the batch"]);
+      assert.equal((await s.store.search(query(s.brain.id, "heron"))).length, 2);
+      throw new Error("abandon the batch");
+    }),
+    /abandon the batch/,
+  );
+  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
+});
+
+Deno.test("SearchCache: least recently used goes first; a new stamp empties it", () => {
+  const hit = (path: string) =>
+    ({
+      path,
+      title: "",
+      content: "x".repeat(100),
+      metadata: {},
+      highlights: [],
+      heading_path: [],
+    }) as unknown as SearchHit;
+  // Room for two of these hits (each: 256 + 2 × 104 bytes), not three.
+  const cache = new SearchCache(1000);
+  const q = (text: string) => query("brn", text);
+  cache.set(q("a"), "1", [hit("/a")]);
+  cache.set(q("b"), "1", [hit("/b")]);
+  assert.ok(cache.get(q("a"), "1"), "a is cached");
+  cache.set(q("c"), "1", [hit("/c")]);
+  assert.equal(cache.get(q("b"), "1"), undefined, "b was the least recently used");
+  assert.deepEqual(paths(cache.get(q("a"), "1")!), ["/a"]);
+  assert.deepEqual(paths(cache.get(q("c"), "1")!), ["/c"]);
+  assert.equal(cache.bytes, 2 * 464);
+  assert.equal(cache.get(q("a"), "2"), undefined, "another stamp");
+  assert.equal(cache.get(q("c"), "2"), undefined, "emptied by the new stamp");
+  cache.set(q("big"), "2", [hit("/1"), hit("/2"), hit("/3")]);
+  assert.equal(cache.get(q("big"), "2"), undefined, "larger than the whole budget: not kept");
+  const off = new SearchCache(0);
+  assert.equal(off.enabled, false);
+  off.set(q("a"), "1", [hit("/a")]);
+  assert.equal(off.get(q("a"), "1"), undefined);
+});
