@@ -50,19 +50,28 @@ interface Instance extends PromiseLike<{ errors: number; timeouts: number }> {
 const run = autocannon as unknown as (opts: Record<string, unknown>) => Instance;
 
 /** Headers of a POST to /mcp with `token`. */
-function postHeaders(token: string): Record<string, string> {
+function postHeaders(token: string, accept: string): Record<string, string> {
   return {
     "content-type": "application/json",
-    accept: "application/json, text/event-stream",
+    accept,
     authorization: `Bearer ${token}`,
   };
 }
 
+/** Accept as the SDK client sends it: both equal, so a plain call is answered as JSON. */
+export const ACCEPT_TIE = "application/json, text/event-stream";
+/** Accept preferring SSE: every call is answered on its own stream. */
+export const ACCEPT_SSE = "application/json;q=0.9, text/event-stream";
+
 /** initialize + notifications/initialized; throws unless both are accepted. */
-export async function openSession(mcp: string, token: string): Promise<McpSession> {
+export async function openSession(
+  mcp: string,
+  token: string,
+  accept = ACCEPT_TIE,
+): Promise<McpSession> {
   const res = await fetch(mcp, {
     method: "POST",
-    headers: postHeaders(token),
+    headers: postHeaders(token, accept),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 0,
@@ -76,12 +85,12 @@ export async function openSession(mcp: string, token: string): Promise<McpSessio
   });
   const text = await res.text();
   const id = res.headers.get("mcp-session-id");
-  const reply = sseMessage(text);
+  const reply = replyMessage(text);
   if (res.status !== 200 || !id || !reply?.result) {
     throw new Error(`initialize: ${res.status} ${text.slice(0, 300)}`);
   }
   const headers = {
-    ...postHeaders(token),
+    ...postHeaders(token, accept),
     "mcp-session-id": id,
     "mcp-protocol-version": PROTOCOL_VERSION,
   };
@@ -101,6 +110,18 @@ export async function closeSession(mcp: string, session: McpSession): Promise<vo
   await res.body?.cancel();
 }
 
+/** The JSON-RPC reply in a POST's body: plain JSON, or the first message of an SSE stream. */
+export function replyMessage(body: string): Record<string, unknown> | null {
+  if (body.trimStart().startsWith("{")) {
+    try {
+      return JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+  }
+  return sseMessage(body);
+}
+
 /** The JSON-RPC message of a POST's SSE stream (the priming event carries no data), or null. */
 export function sseMessage(body: string): Record<string, unknown> | null {
   for (const block of body.split(/\r?\n\r?\n/)) {
@@ -118,8 +139,8 @@ export function sseMessage(body: string): Record<string, unknown> | null {
 
 /** Why a memory_search answer is not a success, or null when it is one. */
 function answerError(body: string, id: number): string | null {
-  const msg = sseMessage(body);
-  if (!msg) return `unparsable stream: ${body.slice(0, 120)}`;
+  const msg = replyMessage(body);
+  if (!msg) return `unparsable reply: ${body.slice(0, 120)}`;
   if (msg.id !== id) return `id ${JSON.stringify(msg.id)} for request ${id}`;
   if (msg.error) return `JSON-RPC error ${JSON.stringify(msg.error).slice(0, 160)}`;
   const result = msg.result as { isError?: boolean; structuredContent?: { hits?: unknown[] } };

@@ -13,7 +13,7 @@
  * id or a connection error counts as an error. Targets are reported, never asserted.
  *
  *   deno run --allow-all bench/http_load.ts [--docs 10000] [--duration 10] [--warmup 2]
- *     [--sessions 1,10,100] [--queries 300] [--seed N] [--keep] [--markdown]
+ *     [--sessions 1,10,100] [--queries 300] [--seed N] [--reply tie|sse] [--keep] [--markdown]
  */
 import { parseArgs } from "node:util";
 import { MemoryService } from "../src/core/memory_service.ts";
@@ -23,6 +23,8 @@ import { openDatabase } from "../src/storage/database.ts";
 import { SqliteStore } from "../src/storage/sqlite_store.ts";
 import { buildQueries, Corpus, DEFAULT_SEED } from "./corpus.ts";
 import {
+  ACCEPT_SSE,
+  ACCEPT_TIE,
   closeSession,
   driveSearch,
   type LoadResult,
@@ -53,6 +55,8 @@ interface Options {
   seed: number;
   keep: boolean;
   markdown: boolean;
+  /** `tie`: Accept as the SDK client sends it (plain calls answered as JSON); `sse`: SSE preferred. */
+  reply: "tie" | "sse";
 }
 
 function parseOptions(argv: string[]): Options {
@@ -67,6 +71,7 @@ function parseOptions(argv: string[]): Options {
       seed: { type: "string", default: String(DEFAULT_SEED) },
       keep: { type: "boolean", default: false },
       markdown: { type: "boolean", default: false },
+      reply: { type: "string", default: "tie" },
     },
   });
   const int = (s: string, name: string) => {
@@ -83,7 +88,13 @@ function parseOptions(argv: string[]): Options {
     seed: int(values.seed!, "seed"),
     keep: values.keep,
     markdown: values.markdown,
+    reply: replyOption(values.reply!),
   };
+}
+
+function replyOption(value: string): Options["reply"] {
+  if (value !== "tie" && value !== "sse") throw new Error("--reply wants tie or sse");
+  return value;
 }
 
 function log(message: string): void {
@@ -141,7 +152,8 @@ async function runLevel(
 ): Promise<Level> {
   const { pid, token, queries, o } = options;
   const sessions: McpSession[] = [];
-  for (let i = 0; i < options.sessions; i++) sessions.push(await openSession(mcp, token));
+  const accept = o.reply === "sse" ? ACCEPT_SSE : ACCEPT_TIE;
+  for (let i = 0; i < options.sessions; i++) sessions.push(await openSession(mcp, token, accept));
   try {
     await driveSearch(mcp, { sessions, queries, durationS: o.warmupS });
     const cpu0 = cpuMs(pid);
@@ -313,6 +325,7 @@ async function main(): Promise<void> {
     header.push(
       `load average at end: ${loadAverage()}`,
       `options: ${o.docs} notes, ${queries.length} queries, sessions ${o.sessions.join(",")}, ` +
+        `Accept "${o.reply === "sse" ? ACCEPT_SSE : ACCEPT_TIE}" (--reply ${o.reply}), ` +
         `${o.warmupS} s warm-up + ${o.durationS} s per level, seed ${o.seed}; ` +
         `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
       "",

@@ -1,6 +1,9 @@
 /** @module A session's bounded SSE replay buffer, so a client reconnecting with Last-Event-ID gets what it missed. */
 import type { EventStore, JSONRPCMessage } from "../mcp/sdk.ts";
 
+/** Stream id of a session's GET stream (event ids are `<stream>.<seq>`). */
+export const GET_STREAM_ID = "_GET_stream";
+
 interface StoredEvent {
   id: string;
   streamId: string;
@@ -32,8 +35,12 @@ export class SessionEventStore implements EventStore {
     return Promise.resolve(id);
   }
 
+  /** The stream of an id this store issued and still holds events of; the GET stream always resumes. */
   getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return Promise.resolve(parseEventId(eventId, this.#seq)?.streamId);
+    const streamId = parseEventId(eventId, this.#seq)?.streamId;
+    const known = streamId !== undefined &&
+      (streamId === GET_STREAM_ID || this.#events.some((e) => e.streamId === streamId));
+    return Promise.resolve(known ? streamId : undefined);
   }
 
   async replayEventsAfter(

@@ -9,7 +9,12 @@ export interface OriginHostPolicy {
   allowedOrigins: readonly string[];
   /** Host header values allowed besides the defaults (`name` or `name:port`). */
   allowedHosts: readonly string[];
+  /** Decisions by header value: clients send the same Host (and Origin) on every request. */
+  seen: Map<string, boolean>;
 }
+
+/** Distinct Host/Origin values remembered at most; a flood of new ones only clears the memo. */
+const SEEN_LIMIT = 256;
 
 /** Whether a host name (no port; IPv6 bracketed or not) is a loopback address or `localhost`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -23,21 +28,31 @@ export function originHostPolicy(
   host: string,
   options: { allowedOrigins: readonly string[]; allowedHosts: readonly string[] },
 ): OriginHostPolicy {
-  return { loopback: isLoopbackHost(host), ...options };
+  return { loopback: isLoopbackHost(host), ...options, seen: new Map() };
 }
 
 /** The 403 for a foreign Origin or Host, or null when both are acceptable. */
 export function checkOriginHost(req: Request, policy: OriginHostPolicy): Response | null {
   const host = req.headers.get("host");
-  if (host !== null && !hostAllowed(host, policy)) {
+  if (host !== null && !remembered(policy, `h ${host}`, () => hostAllowed(host, policy))) {
     return jsonError(403, `Host header not allowed: ${host}`);
   }
   const origin = req.headers.get("origin");
   // No Origin means no browser page is driving the request; only a present one can be a rebinding.
-  if (origin !== null && !originAllowed(origin, policy)) {
+  if (origin !== null && !remembered(policy, `o ${origin}`, () => originAllowed(origin, policy))) {
     return jsonError(403, `Origin not allowed: ${origin}`);
   }
   return null;
+}
+
+function remembered(policy: OriginHostPolicy, key: string, decide: () => boolean): boolean {
+  let ok = policy.seen.get(key);
+  if (ok === undefined) {
+    if (policy.seen.size >= SEEN_LIMIT) policy.seen.clear();
+    ok = decide();
+    policy.seen.set(key, ok);
+  }
+  return ok;
 }
 
 function hostAllowed(host: string, policy: OriginHostPolicy): boolean {

@@ -89,7 +89,9 @@ export class SessionRegistry {
   sweep(): void {
     const cutoff = this.#now() - this.#idleMs;
     for (const s of [...this.#sessions.values()]) {
-      if (s.kind === "streamable" && s.lastSeen < cutoff) void this.close(s.id);
+      // An open GET stream is a client listening for notifications: in use, however quiet.
+      const listening = (s.transport as { listening?: boolean }).listening === true;
+      if (s.kind === "streamable" && s.lastSeen < cutoff && !listening) void this.close(s.id);
     }
   }
 
@@ -107,8 +109,8 @@ export class SessionRegistry {
    */
   endIdleStreams(): void {
     for (const s of this.#sessions.values()) {
-      const t = s.transport as { closeStandaloneSSEStream?: () => void; drain?: () => void };
-      if (s.kind === "streamable") t.closeStandaloneSSEStream?.();
+      const t = s.transport as { closeGetStream?: () => void; drain?: () => void };
+      if (s.kind === "streamable") t.closeGetStream?.();
       else t.drain?.();
     }
   }

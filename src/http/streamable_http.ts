@@ -1,5 +1,5 @@
-/** @module Streamable HTTP at /mcp: sessions over the SDK's web-standard transport, with engram's checks in front. */
-import { type JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+/** @module Streamable HTTP at /mcp: engram's checks in front of each session's transport (session_transport.ts). */
+import type { JSONRPCMessage } from "../mcp/sdk.ts";
 import type { TokenGrant } from "./auth.ts";
 import { callerFor, type HttpContext } from "./context.ts";
 import { SessionEventStore } from "./event_store.ts";
@@ -11,10 +11,8 @@ import {
   versionRejection,
 } from "./jsonrpc_body.ts";
 import { jsonError, RPC } from "./responses.ts";
+import { SessionTransport } from "./session_transport.ts";
 import { type HttpSession, newSessionId } from "./sessions.ts";
-
-/** The id the SDK gives the standalone GET stream. */
-const GET_STREAM_ID = "_GET_stream";
 
 /** Answers one request to /mcp from an authenticated caller. */
 export async function handleMcp(
@@ -35,7 +33,7 @@ export async function handleMcp(
     if (isInitialize(message)) return await initialize(req, { ctx, grant, message });
     const found = resolveSession(req, { ctx, grant });
     if (found instanceof Response) return found;
-    return await transportOf(found).handleRequest(req, { parsedBody: message });
+    return await transportOf(found).post(message, { accept });
   }
   if (req.method === "GET") {
     if (!accept.includes("text/event-stream")) {
@@ -43,16 +41,13 @@ export async function handleMcp(
     }
     const found = resolveSession(req, { ctx, grant });
     if (found instanceof Response) return found;
-    const res = await transportOf(found).handleRequest(req);
-    const resumed = req.headers.has("last-event-id");
-    return res.ok && res.body && !resumed ? await primed(res, { ctx, session: found }) : res;
+    return await transportOf(found).get(req.headers.get("last-event-id"));
   }
   if (req.method === "DELETE") {
     const found = resolveSession(req, { ctx, grant });
     if (found instanceof Response) return found;
-    const res = await transportOf(found).handleRequest(req);
     await ctx.sessions.close(found.id);
-    return res;
+    return new Response(null, { status: 200 });
   }
   return jsonError(405, "Method Not Allowed", { headers: { Allow: "GET, POST, DELETE" } });
 }
@@ -79,12 +74,12 @@ async function initialize(
   }
   const id = newSessionId();
   const events = new SessionEventStore(ctx.settings.sse_buffer_events);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => id,
-    eventStore: events,
-    retryInterval: ctx.settings.sse_retry_ms,
+  const protocolVersion = negotiatedVersion(message.params?.protocolVersion);
+  const transport = new SessionTransport(id, {
+    events,
+    retryMs: ctx.settings.sse_retry_ms,
     keepAliveMs: ctx.settings.sse_keepalive_ms,
-    maxRequestBodySize: ctx.settings.max_body_bytes,
+    protocolVersion,
   });
   const server = ctx.newServer(callerFor(grant, { transport: "http", sessionId: id }), {
     onClose: () => ctx.sessions.forget(id),
@@ -97,13 +92,13 @@ async function initialize(
     server,
     transport,
     events,
-    protocolVersion: negotiatedVersion(message.params?.protocolVersion),
+    protocolVersion,
     lastSeen: ctx.sessions.now(),
   };
   ctx.sessions.add(session);
   ctx.logger.info("MCP session opened", { session: id.slice(0, 8), client: grant.clientId });
   ctx.onSession?.(session);
-  return await transport.handleRequest(req, { parsedBody: message });
+  return await transport.post(message, { accept: req.headers.get("accept") ?? "" });
 }
 
 /**
@@ -138,21 +133,6 @@ function resolveSession(
   return found.session;
 }
 
-function transportOf(session: HttpSession): WebStandardStreamableHTTPServerTransport {
-  return session.transport as WebStandardStreamableHTTPServerTransport;
-}
-
-/** Puts a priming event (an id and `retry:`) in front of a new GET stream so the client can resume it. */
-async function primed(
-  res: Response,
-  options: { ctx: HttpContext; session: HttpSession },
-): Promise<Response> {
-  const eventId = await options.session.events!.storeEvent(GET_STREAM_ID, {} as JSONRPCMessage);
-  const priming = new TextEncoder().encode(
-    `id: ${eventId}\nretry: ${options.ctx.settings.sse_retry_ms}\ndata: \n\n`,
-  );
-  const body = res.body!.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({ start: (c) => c.enqueue(priming) }),
-  );
-  return new Response(body, { status: res.status, headers: res.headers });
+function transportOf(session: HttpSession): SessionTransport {
+  return session.transport as SessionTransport;
 }

@@ -11,7 +11,10 @@ export * from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 export { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+export type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"

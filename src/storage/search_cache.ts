@@ -8,6 +8,7 @@
  * `data_version`, which changes when another connection (another process) commits.
  */
 import type { SearchHit, SearchQuery } from "../core/types.ts";
+import { deepFreeze } from "./stamped_cache.ts";
 
 /** Default budget of the cache in MiB (`storage.search_cache_mb`); 0 turns the cache off. */
 export const DEFAULT_SEARCH_CACHE_MB = 16;
@@ -102,12 +103,4 @@ function sizeOf(h: SearchHit): number {
 
 function keyOf(q: SearchQuery): string {
   return `${q.brainId}\u0000${q.scope}\u0000${q.sort}\u0000${q.topK}\u0000${q.text}`;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }

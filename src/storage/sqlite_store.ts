@@ -25,6 +25,7 @@ import type {
 } from "../core/types.ts";
 import { AuditWriter } from "./audit_writer.ts";
 import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
+import { DatabaseStamp, StampedCache } from "./stamped_cache.ts";
 import { writeIndex, writeTags } from "./sqlite_writes.ts";
 import { SqliteConnection } from "./sqlite_connection.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
@@ -52,32 +53,43 @@ export { BATCH_ROLLED_BACK } from "./sqlite_connection.ts";
 export class SqliteStore extends SqliteConnection implements MemoryStore, TokenStore {
   #audit: AuditWriter;
   #searches: SearchCache;
-  /** Writes to documents or chunks through this connection; half of the search cache's stamp. */
-  #indexWrites = 0;
+  /** What the read caches were computed from; bumped by writes to documents, brains and tokens. */
+  #stamp: DatabaseStamp;
+  /** Brains are read on every call to resolve its brain. */
+  #brains = new StampedCache<Brain[]>(1);
+  /** Token rows by hash: every HTTP request verifies its bearer token. Found rows only. */
+  #tokens = new StampedCache<StoredToken>(1024);
 
   /** `options.searchCacheMb`: the search cache's budget in MiB (0 turns it off). */
   constructor(db: DatabaseSync, options: { searchCacheMb?: number } = {}) {
     super(db);
     this.#audit = new AuditWriter(db, this.cached);
+    this.#stamp = new DatabaseStamp(() =>
+      (this.prepare("PRAGMA data_version").get() as { data_version: number }).data_version
+    );
     this.#searches = new SearchCache(
       (options.searchCacheMb ?? DEFAULT_SEARCH_CACHE_MB) * 1024 * 1024,
     );
   }
 
   listBrains(): Promise<Brain[]> {
-    return this.run(() =>
-      this.prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain)
-    );
+    return this.run(() => [...this.#allBrains()]);
   }
 
   findBrain(slugOrId: string): Promise<Brain | null> {
-    return this.run(() => {
-      const row = this.prepare("SELECT * FROM brains WHERE slug = ? OR id = ?").get(
-        slugOrId,
-        slugOrId,
+    return this.run(() =>
+      this.#allBrains().find((b) => b.slug === slugOrId || b.id === slugOrId) ?? null
+    );
+  }
+
+  #allBrains(): Brain[] {
+    const stamp = this.#stamp.current();
+    return this.#brains.get("", stamp) ??
+      this.#brains.set(
+        "",
+        stamp,
+        this.prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain),
       );
-      return row ? toBrain(row) : null;
-    });
   }
 
   createBrain(
@@ -88,6 +100,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
       const inserted = this.prepare(
         "INSERT INTO brains (id, slug, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING",
       ).run(input.id, input.slug, input.name, input.visibility, now, now);
+      this.#stamp.bump();
       if (inserted.changes === 0) {
         throw new EngramError(
           "conflict",
@@ -134,7 +147,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   writeVersion(write: VersionWrite): Promise<DocumentRecord> {
     return this.run(() =>
       this.write(() => {
-        this.#indexWrites++;
+        this.#stamp.bump();
         const d = write.document;
         const current = this.#findRow(d.brain_id, { id: d.id });
         const have = current?.version;
@@ -215,7 +228,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord> {
     return this.run(() =>
       this.write(() => {
-        this.#indexWrites++;
+        this.#stamp.bump();
         const changed = this.prepare(
           "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
         ).run(at, at, documentId, brainId);
@@ -234,19 +247,10 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
     return this.run(() => {
       // Inside a transaction the results may include writes that are later rolled back.
       if (!this.#searches.enabled || this.db.isTransaction) return searchChunks(this.cached, query);
-      const stamp = this.#indexStamp();
+      const stamp = this.#stamp.current();
       return this.#searches.get(query, stamp) ??
         this.#searches.set(query, stamp, searchChunks(this.cached, query));
     });
-  }
-
-  /**
-   * Changes whenever what search sees may have changed: an index write here, or a commit by any
-   * other connection (`data_version`; coarse, since it counts every table, but a few microseconds).
-   */
-  #indexStamp(): string {
-    const row = this.prepare("PRAGMA data_version").get() as { data_version: number };
-    return `${this.#indexWrites}.${row.data_version}`;
   }
 
   timeline(brainId: string, options: { limit: number; since?: string }): Promise<TimelineEntry[]> {
@@ -278,7 +282,7 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.run(() =>
       this.write(() => {
-        this.#indexWrites++;
+        this.#stamp.bump();
         const row = this.prepare("SELECT brain_id, title FROM documents WHERE id = ?").get(
           documentId,
         ) as
@@ -419,7 +423,12 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   }
 
   insertToken(token: StoredToken): Promise<void> {
-    return this.run(() => this.write(() => tokens.insertToken(this.cached, token)));
+    return this.run(() =>
+      this.write(() => {
+        this.#stamp.bump();
+        tokens.insertToken(this.cached, token);
+      })
+    );
   }
 
   listTokens(): Promise<TokenRecord[]> {
@@ -427,16 +436,31 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   }
 
   findTokenByHash(hash: string): Promise<StoredToken | null> {
-    return this.run(() => tokens.findTokenByHash(this.cached, hash));
+    return this.run(() => {
+      const stamp = this.#stamp.current();
+      const cached = this.#tokens.get(hash, stamp);
+      if (cached) return cached;
+      const row = tokens.findTokenByHash(this.cached, hash);
+      return row ? this.#tokens.set(hash, stamp, row) : null;
+    });
   }
 
   revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null> {
-    return this.run(() => this.write(() => tokens.revokeToken(this.cached, id, at)));
+    return this.run(() =>
+      this.write(() => {
+        this.#stamp.bump();
+        return tokens.revokeToken(this.cached, id, at);
+      })
+    );
   }
 
   touchToken(id: string, at: string, options: { olderThan: string }): Promise<void> {
     return this.run(() =>
-      this.write(() => tokens.touchToken(this.cached, id, { at, olderThan: options.olderThan }))
+      this.write(() => {
+        // The cached row still has the old last_used_at; without it the next verify would touch again.
+        this.#tokens.clear();
+        tokens.touchToken(this.cached, id, { at, olderThan: options.olderThan });
+      })
     );
   }
 

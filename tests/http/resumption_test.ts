@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { HttpSession } from "../../src/http/sessions.ts";
-import type { WebStandardStreamableHTTPServerTransport } from "../../src/mcp/sdk.ts";
+import type { SessionTransport } from "../../src/http/session_transport.ts";
 import { openSession, sessionHeaders, sseReader, startServer } from "./http_helpers.ts";
 
 /** A server that hands its sessions to the test, so the test can push notifications. */
@@ -45,7 +45,7 @@ Deno.test("http resumption: a dropped GET stream resumes with Last-Event-ID and 
   assert.notEqual(a.id, priming.id);
 
   // The server drops the stream mid-way (as a proxy or a restart of the connection would).
-  (session.transport as WebStandardStreamableHTTPServerTransport).closeStandaloneSSEStream();
+  (session.transport as SessionTransport).closeGetStream();
   await assert.rejects(stream.next(), /stream ended/);
   await notify(session, 2);
   await notify(session, 3);
@@ -73,7 +73,7 @@ Deno.test("http resumption: the replay buffer is bounded by sse_buffer_events", 
   await stream.next(); // priming
   await notify(session, 1);
   const a = await stream.next();
-  (session.transport as WebStandardStreamableHTTPServerTransport).closeStandaloneSSEStream();
+  (session.transport as SessionTransport).closeGetStream();
   await assert.rejects(stream.next(), /stream ended/);
   for (let n = 2; n <= 5; n++) await notify(session, n);
   const resumed = await getStream(srv.mcp, id, a.id);
@@ -89,11 +89,14 @@ Deno.test("http resumption: a POST answered as SSE starts with a priming event; 
   const { srv } = await serverWithSessions();
   await using _ = srv;
   const id = await openSession(srv.mcp, "tok-read");
+  const headers = sessionHeaders("tok-read", id);
+  headers.set("Accept", "application/json;q=0.5, text/event-stream");
   const res = await fetch(srv.mcp, {
     method: "POST",
-    headers: sessionHeaders("tok-read", id),
+    headers,
     body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }),
   });
+  assert.equal(res.headers.get("content-type"), "text/event-stream");
   const events = sseReader(res.body!);
   const priming = await events.next();
   assert.ok(priming.id && priming.retry === "3000" && priming.data === "");

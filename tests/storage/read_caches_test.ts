@@ -3,7 +3,8 @@ import type { SearchHit, SearchQuery } from "../../src/core/types.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { SearchCache } from "../../src/storage/search_cache.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
-import { openStore, writeDoc } from "./_store.ts";
+import { TokenService } from "../../src/core/tokens.ts";
+import { openStore, otherBrain, writeDoc } from "./_store.ts";
 
 const query = (brainId: string, text: string, topK = 10): SearchQuery => ({
   brainId,
@@ -122,4 +123,40 @@ Deno.test("SearchCache: least recently used goes first; a new stamp empties it",
   assert.equal(off.enabled, false);
   off.set(q("a"), "1", [hit("/a")]);
   assert.equal(off.get(q("a"), "1"), undefined);
+});
+
+Deno.test("read caches: brains and tokens written by another connection are seen at once", async () => {
+  await using s = await openStore();
+  const tokens = new TokenService(s.store);
+  const { token, record } = await tokens.create({ client: "ci", tier: "read" });
+  assert.equal((await tokens.verify(token))?.clientId, "ci");
+  assert.equal(await s.store.findBrain("later"), null);
+  assert.equal((await s.store.listBrains()).length, 1);
+  const other = new SqliteStore(openDatabase(s.file));
+  try {
+    await new TokenService(other).revoke(record.id);
+    await otherBrain(other, "later");
+  } finally {
+    other.close();
+  }
+  assert.equal(await tokens.verify(token), null, "revoked elsewhere: refused on the next request");
+  assert.equal((await s.store.findBrain("later"))?.slug, "later");
+  assert.deepEqual((await s.store.listBrains()).map((b) => b.slug), ["default", "later"]);
+});
+
+Deno.test("read caches: a token revoked or a brain created here is seen at once; rows are frozen", async () => {
+  await using s = await openStore();
+  const tokens = new TokenService(s.store);
+  const { token, record } = await tokens.create({
+    client: "ci",
+    tier: "read",
+    brains: ["default"],
+  });
+  const grant = await tokens.verify(token);
+  assert.deepEqual(grant?.brains, [s.brain.id]);
+  assert.throws(() => (grant!.brains as string[]).push("brn_x"), TypeError);
+  await otherBrain(s.store, "later");
+  assert.equal((await s.store.findBrain("later"))?.slug, "later");
+  await tokens.revoke(record.id);
+  assert.equal(await tokens.verify(token), null);
 });
