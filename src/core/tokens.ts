@@ -66,6 +66,9 @@ export interface TokenStore {
   touchToken(id: string, at: string, options: { olderThan: string }): Promise<void>;
 }
 
+/** Presented tokens whose hash is remembered; a flood of made-up ones only clears the memo. */
+const HASHES_KEPT = 1024;
+
 /** Input of `create`: a client name, a tier, and optionally the brains (slugs or ids) it is limited to. */
 export const CreateTokenInput = z.object({
   client: z.string().min(1).max(128).regex(
@@ -83,6 +86,7 @@ export type CreateTokenArgs = z.infer<typeof CreateTokenInput>;
 export class TokenService {
   #store: TokenStore;
   #now: () => Date;
+  #hashes = new Map<string, string>();
 
   /** `options.now` is the clock (tests move it to check the last_used_at throttle). */
   constructor(store: TokenStore, options: { now?: () => Date } = {}) {
@@ -137,13 +141,24 @@ export class TokenService {
   /** The grant of a live token, or null for a malformed, unknown or revoked one. */
   async verify(token: string): Promise<TokenGrant | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const hash = sha256Hex(token);
+    const hash = this.#hashOf(token);
     const row = await this.#store.findTokenByHash(hash);
     // The index lookup already matched; comparing again in constant time keeps the decision itself
     // free of data-dependent timing, whatever the database's comparison does.
     if (!row || !sameHash(row.token_hash, hash) || row.revoked_at !== null) return null;
     await this.#touch(row);
     return { tokenId: row.id, clientId: row.client_id, tier: row.tier, brains: row.brains };
+  }
+
+  /** SHA-256 of a presented token; remembered, since a client sends the same one on every request. */
+  #hashOf(token: string): string {
+    let hash = this.#hashes.get(token);
+    if (hash === undefined) {
+      if (this.#hashes.size >= HASHES_KEPT) this.#hashes.clear();
+      hash = sha256Hex(token);
+      this.#hashes.set(token, hash);
+    }
+    return hash;
   }
 
   async #touch(row: StoredToken): Promise<void> {
