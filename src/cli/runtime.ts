@@ -66,6 +66,7 @@ export async function openRuntime(
       defaultBrain: config.defaultBrain,
       embedder: providers.embedder,
       logger,
+      changePollMs: config.changePollMs,
     });
     if (config.defaultBrain !== undefined) await service.brain(CLI_CALLER);
     return { store, service, providers, close: () => store.close() };

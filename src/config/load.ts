@@ -26,6 +26,8 @@ export interface ResolvedConfig {
   synchronous: "NORMAL" | "FULL";
   /** `storage.search_cache_mb`: memory for searches kept until the index changes. */
   searchCacheMb: number;
+  /** `storage.change_poll_ms`: how often subscriptions look for other processes' changes. */
+  changePollMs: number;
   stdioTier: Tier;
   server: { host: string; port: number };
   /** The whole `server:` section (origins, limits, timeouts) for `engram serve`. */
@@ -80,6 +82,7 @@ export function loadConfig(
     logLevel: logLevel as ResolvedConfig["logLevel"],
     synchronous: parsed.storage.synchronous === "full" ? "FULL" : "NORMAL",
     searchCacheMb: parsed.storage.search_cache_mb,
+    changePollMs: parsed.storage.change_poll_ms,
     stdioTier: tier as Tier,
     server: { host: parsed.server.host, port: parsed.server.port },
     http: parsed.server,

@@ -57,7 +57,9 @@ export const ConfigSchema = z.strictObject({
     synchronous: z.enum(["normal", "full"]).default("normal"),
     search_cache_mb: z.coerce.number().min(0).max(4096).default(16)
       .describe("Memory for searches kept until the index changes; 0 turns the cache off"),
-  }).default({ synchronous: "normal", search_cache_mb: 16 }),
+    change_poll_ms: z.coerce.number().int().min(50).max(3_600_000).default(1000)
+      .describe("How often resource subscriptions look for other processes' changes"),
+  }).default({ synchronous: "normal", search_cache_mb: 16, change_poll_ms: 1000 }),
   stdio: z.strictObject({
     tier: z.enum(["read", "write", "admin"]).default("read"),
   }).default({ tier: "read" }),

@@ -1,5 +1,6 @@
 /** @module The legacy HTTP+SSE transport (2024-11-05): GET /sse opens a session, POST /messages feeds it. */
 import type { JSONRPCMessage, Transport } from "../mcp/sdk.ts";
+import { wireMessage } from "../mcp/server/mcp_errors.ts";
 import type { TokenGrant } from "./auth.ts";
 import { callerFor, type HttpContext } from "./context.ts";
 import {
@@ -54,7 +55,7 @@ export class LegacySseTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.#write(`event: message\ndata: ${JSON.stringify(wireMessage(message))}\n\n`);
     if (("result" in message || "error" in message) && "id" in message) {
       this.#pending.delete(message.id as string | number);
       if (this.#draining && this.#pending.size === 0) void this.close();

@@ -9,6 +9,7 @@
  */
 import type { JSONRPCMessage, Transport, TransportSendOptions } from "../mcp/sdk.ts";
 import { GET_STREAM_ID, type SessionEventStore } from "./event_store.ts";
+import { wireMessage } from "../mcp/server/mcp_errors.ts";
 import { clientMayBeAsked, replyMode } from "./reply_mode.ts";
 import { jsonError, RPC } from "./responses.ts";
 import { SSE_HEADERS, SseStream } from "./sse_stream.ts";
@@ -132,8 +133,9 @@ export class SessionTransport implements Transport {
     return this.#response(stream);
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(sent: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) return;
+    const message = wireMessage(sent);
     const isReply = ("result" in message || "error" in message) && "id" in message;
     const requestId = isReply ? message.id as RequestId : options?.relatedRequestId;
     const route = requestId === undefined ? undefined : this.#routes.get(requestId);

@@ -248,3 +248,22 @@ Deno.test("http status: configured origins are allowed, others still refused", a
   });
   assert.equal(no.status, 403);
 });
+
+Deno.test("http status: badly formed tools/call and tools/list params → -32602 naming the field", async () => {
+  await using srv = await startServer();
+  const id = await openSession(srv.mcp, "tok-read");
+  const call = await post(srv.mcp, {
+    headers: sessionHeaders("tok-read", id),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5 } }),
+  });
+  assert.equal(call.status, 200);
+  assert.equal(call.json?.id, 7);
+  assert.equal(call.json?.error.code, -32602);
+  assert.match(call.json!.error.message, /^Invalid tools\/call request: .*"name"/s);
+  const list = await post(srv.mcp, {
+    headers: sessionHeaders("tok-read", id),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list", params: { cursor: 1 } }),
+  });
+  assert.equal(list.json?.error.code, -32602);
+  assert.match(list.json!.error.message, /^invalid tools\/list request: params\.cursor/);
+});

@@ -76,7 +76,7 @@ Deno.test("stdio completion: brain slugs, paths, recent queries, titles and limi
     content: "# Design notes\nideas",
     path: "/memory/project/design.md",
   });
-  await callOk(c, "memory_remember", {
+  const running = await callOk<{ id: string }>(c, "memory_remember", {
     content: "# Running\nshoes",
     path: "/memory/global/running.md",
   });
@@ -132,6 +132,16 @@ Deno.test("stdio completion: brain slugs, paths, recent queries, titles and limi
       value: "d",
     }),
     ["default"],
+  );
+  const ids = await complete(c, template("engram://documents/{id}"), { name: "id", value: "" });
+  assert.equal(ids.length, 3, "the default brain's documents");
+  assert.equal(ids[0], running.id, "most recently written first");
+  assert.deepEqual(
+    await complete(c, template("engram://documents/{id}"), {
+      name: "id",
+      value: running.id.slice(0, -2),
+    }),
+    [running.id],
   );
   assert.deepEqual(
     await complete(c, template("engram://context/search{?query,limit}"), {

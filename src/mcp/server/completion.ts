@@ -1,6 +1,6 @@
 /**
  * @module completion/complete for prompt arguments and resource-template arguments: brain slugs,
- * document paths, recent queries and document titles, limits and day counts.
+ * document paths and ids, recent queries and document titles, limits and day counts.
  */
 import { CompleteRequestSchema, type Server } from "../sdk.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
@@ -23,7 +23,7 @@ export interface CompletionDeps {
 }
 
 /** What kind of value an argument takes. */
-type ArgKind = "brain" | "path" | "uri-path" | "text" | "limit" | "days" | "none";
+type ArgKind = "brain" | "path" | "uri-path" | "id" | "text" | "limit" | "days" | "none";
 
 /** Registers completion/complete. */
 export function registerCompletion(server: Server, deps: CompletionDeps): void {
@@ -71,6 +71,7 @@ function templateArgKind(uri: string, arg: string): ArgKind {
   // `{+path}` follows `documents/` in the URI, so its values have no leading slash.
   if (arg === "path") return "uri-path";
   if (arg === "query") return "text";
+  if (arg === "id") return "id";
   return arg === "limit" ? "limit" : "none";
 }
 
@@ -89,6 +90,11 @@ async function suggest(
       return await paths(deps, input.brain, typed.startsWith("/") ? typed : `/${typed}`);
     case "uri-path":
       return (await paths(deps, input.brain, `/${typed}`)).map((p) => p.slice(1));
+    case "id":
+      // Most recently written first: the document an agent just touched is the likely one.
+      return (await documents(deps, input.brain))
+        .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+        .map((d) => d.id).filter((id) => id.startsWith(typed));
     case "text":
       return await texts(deps, input.brain, typed);
     case "limit":

@@ -29,6 +29,7 @@ import { registerPrompts } from "./prompts.ts";
 import { RecentQueries } from "./recent_queries.ts";
 import { registerResources } from "./resources.ts";
 import { registerSubscriptions } from "./subscriptions.ts";
+import { handleStrictly, type RequestExtra } from "./strict_handler.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { MEMORY_TOOLS } from "./tools/index.ts";
@@ -112,20 +113,16 @@ export function createMcpServer(deps: ServerDeps): Server {
       )
       : deps.providers.background();
 
-  server.setRequestHandler(ListToolsRequestSchema, (request: ListToolsRequest) => {
+  handleStrictly(server, ListToolsRequestSchema, (request: ListToolsRequest) => {
     const { page, nextCursor } = paginate(listing, request.params?.cursor);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
 
-  server.setRequestHandler(
+  // Registered through handleStrictly: with the SDK's own schema, badly formed params were -32603.
+  handleStrictly(
+    server,
     CallToolRequestSchema,
-    (
-      request: CallToolRequest,
-      extra: {
-        signal: AbortSignal;
-        sendNotification: (n: ServerNotification) => Promise<void>;
-      },
-    ) => {
+    (request: CallToolRequest, extra: RequestExtra) => {
       const tool = TOOLS_BY_NAME.get(request.params.name);
       if (!tool) {
         throw new McpError(

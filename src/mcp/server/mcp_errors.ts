@@ -1,5 +1,5 @@
 /** @module Engram errors as JSON-RPC errors, for the parts of MCP that are not tool calls. */
-import { ErrorCode, McpError } from "../sdk.ts";
+import { ErrorCode, type JSONRPCMessage, McpError } from "../sdk.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
 
 /** JSON-RPC code for a resource that does not exist (MCP 2025-11-25, resources). */
@@ -44,4 +44,20 @@ export function auditCodeOf(err: unknown): string {
     if (err.code === ErrorCode.InvalidParams) return "invalid_argument";
   }
   return "internal";
+}
+
+/** The SDK's McpError writes its code into its message; on the wire the code already has a field. */
+const SDK_PREFIX = /^(?:MCP error -?\d+: )+/;
+
+/**
+ * `message` as it should go on the wire: an error reply's text without the SDK's
+ * `MCP error -32602: ` prefix, which a client's McpError would otherwise show twice.
+ */
+export function wireMessage(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { message?: unknown } }).error;
+  if (typeof error?.message !== "string" || !SDK_PREFIX.test(error.message)) return message;
+  return {
+    ...message,
+    error: { ...error, message: error.message.replace(SDK_PREFIX, "") },
+  } as JSONRPCMessage;
 }

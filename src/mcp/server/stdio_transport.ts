@@ -1,6 +1,7 @@
 /** @module A newline-delimited JSON-RPC transport over Deno's stdin/stdout that answers malformed input. */
 import type { Transport } from "../sdk.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "../sdk.ts";
+import { wireMessage } from "./mcp_errors.ts";
 
 /** Lines longer than this are refused (a 5,000,000-character note fits with room for JSON escaping). */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -44,7 +45,7 @@ export class StdioTransport implements Transport {
     if (result && typeof result.protocolVersion === "string" && result.serverInfo) {
       this.onNegotiated?.(result.protocolVersion);
     }
-    return this.#write(JSON.stringify(message) + "\n");
+    return this.#write(JSON.stringify(wireMessage(message)) + "\n");
   }
 
   async close(): Promise<void> {
