@@ -13,7 +13,8 @@
  * id or a connection error counts as an error. Targets are reported, never asserted.
  *
  *   deno run --allow-all bench/http_load.ts [--docs 10000] [--duration 10] [--warmup 2]
- *     [--sessions 1,10,100] [--queries 300] [--seed N] [--reply tie|sse] [--keep] [--markdown]
+ *     [--sessions 1,10,100] [--queries 300] [--seed N] [--reply tie|sse] [--no-cache] [--keep]
+ *     [--markdown]
  */
 import { parseArgs } from "node:util";
 import { MemoryService } from "../src/core/memory_service.ts";
@@ -57,6 +58,8 @@ interface Options {
   markdown: boolean;
   /** `tie`: Accept as the SDK client sends it (plain calls answered as JSON); `sse`: SSE preferred. */
   reply: "tie" | "sse";
+  /** Runs the server with `storage.search_cache_mb: 0`: every call searches (the cold path). */
+  noCache: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -72,6 +75,7 @@ function parseOptions(argv: string[]): Options {
       keep: { type: "boolean", default: false },
       markdown: { type: "boolean", default: false },
       reply: { type: "string", default: "tie" },
+      "no-cache": { type: "boolean", default: false },
     },
   });
   const int = (s: string, name: string) => {
@@ -89,6 +93,7 @@ function parseOptions(argv: string[]): Options {
     keep: values.keep,
     markdown: values.markdown,
     reply: replyOption(values.reply!),
+    noCache: values["no-cache"],
   };
 }
 
@@ -298,7 +303,8 @@ async function main(): Promise<void> {
     // The defaults (600 requests/min, 32 sessions per client) would throttle the benchmark.
     await Deno.writeTextFile(
       config,
-      "server:\n  requests_per_minute: 100000000\n  max_sessions_per_client: 10000\n",
+      "server:\n  requests_per_minute: 100000000\n  max_sessions_per_client: 10000\n" +
+        (o.noCache ? "storage:\n  search_cache_mb: 0\n" : ""),
     );
     const token = await createToken(dir, "bench");
     const serve = await spawnServe(dir, config);
@@ -326,6 +332,7 @@ async function main(): Promise<void> {
       `load average at end: ${loadAverage()}`,
       `options: ${o.docs} notes, ${queries.length} queries, sessions ${o.sessions.join(",")}, ` +
         `Accept "${o.reply === "sse" ? ACCEPT_SSE : ACCEPT_TIE}" (--reply ${o.reply}), ` +
+        `search cache ${o.noCache ? "off (--no-cache)" : "on (16 MiB)"}, ` +
         `${o.warmupS} s warm-up + ${o.durationS} s per level, seed ${o.seed}; ` +
         `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
       "",
