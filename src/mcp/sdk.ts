@@ -20,10 +20,7 @@ export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export {
-  type EventStore,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+export type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/client/sse"
