@@ -11,6 +11,7 @@ import {
 } from "./jsonrpc_body.ts";
 import { jsonError, RPC } from "./responses.ts";
 import { type HttpSession, newSessionId } from "./sessions.ts";
+import { SSE_HEADERS, SseStream } from "./sse_stream.ts";
 
 /** Path of the legacy message endpoint. */
 export const MESSAGES_PATH = "/messages";
@@ -24,8 +25,7 @@ export class LegacySseTransport implements Transport {
   /** The SSE response to hand to the client. */
   readonly response: Response;
 
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #encoder = new TextEncoder();
+  #stream: SseStream;
   #keepAlive?: ReturnType<typeof setInterval>;
   #keepAliveMs: number;
   #closed = false;
@@ -35,17 +35,8 @@ export class LegacySseTransport implements Transport {
   constructor(sessionId: string, options: { keepAliveMs: number }) {
     this.sessionId = sessionId;
     this.#keepAliveMs = options.keepAliveMs;
-    const body = new ReadableStream<Uint8Array>({
-      start: (c) => void (this.#controller = c),
-      cancel: () => void this.close(),
-    });
-    this.response = new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-cache, no-transform",
-        "X-Accel-Buffering": "no",
-      },
-    });
+    this.#stream = new SseStream({ onCancel: () => void this.close() });
+    this.response = new Response(this.#stream.body, { headers: SSE_HEADERS });
   }
 
   start(): Promise<void> {
@@ -55,7 +46,7 @@ export class LegacySseTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    this.#write(`event: message\ndata: ${JSON.stringify(wireMessage(message))}\n\n`);
+    if (!this.#closed && !this.#stream.event(undefined, wireMessage(message))) void this.close();
     if (("result" in message || "error" in message) && "id" in message) {
       this.#pending.delete(message.id as string | number);
       if (this.#draining && this.#pending.size === 0) void this.close();
@@ -79,23 +70,14 @@ export class LegacySseTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     clearInterval(this.#keepAlive);
-    try {
-      this.#controller.close();
-    } catch {
-      // The client already went away.
-    }
+    this.#stream.close();
     this.onclose?.();
     return Promise.resolve();
   }
 
   #write(text: string): void {
-    if (this.#closed) return;
-    try {
-      this.#controller.enqueue(this.#encoder.encode(text));
-    } catch (err) {
-      this.onerror?.(err as Error);
-      void this.close();
-    }
+    // A stream that cannot be written to any more has lost its client: the session ends.
+    if (!this.#closed && !this.#stream.write(text)) void this.close();
   }
 }
 
