@@ -8,7 +8,7 @@
  * `data_version`, which changes when another connection (another process) commits.
  */
 import type { SearchHit, SearchQuery } from "../core/types.ts";
-import { deepFreeze } from "./stamped_cache.ts";
+import { deepFreeze, type ReadCache } from "./stamped_cache.ts";
 
 /** Default budget of the cache in MiB (`storage.search_cache_mb`); 0 turns the cache off. */
 export const DEFAULT_SEARCH_CACHE_MB = 16;
@@ -25,7 +25,7 @@ interface Entry {
  * A least-recently-used map from search query to hits, bounded by the estimated size of the hits
  * (a count of searches would let a few long top_k results take far more memory than expected).
  */
-export class SearchCache {
+export class SearchCache implements ReadCache<SearchQuery, SearchHit[]> {
   #budget: number;
   #bytes = 0;
   #entries = new Map<string, Entry>();

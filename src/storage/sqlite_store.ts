@@ -25,7 +25,7 @@ import type {
 } from "../core/types.ts";
 import { AuditWriter } from "./audit_writer.ts";
 import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
-import { DatabaseStamp, StampedCache } from "./stamped_cache.ts";
+import { DatabaseStamp, type ReadCache, StampedCache } from "./stamped_cache.ts";
 import { writeIndex, writeTags } from "./sqlite_writes.ts";
 import { SqliteConnection } from "./sqlite_connection.ts";
 import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toBrain, toDocument } from "./rows.ts";
@@ -83,13 +83,25 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   }
 
   #allBrains(): Brain[] {
+    return this.#throughCache(
+      this.#brains,
+      "",
+      () => this.prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain),
+    )!;
+  }
+
+  /**
+   * `read()`, answered from `cache` while the database stamp is unchanged. Inside a transaction
+   * the read may see writes that are later rolled back, so it is neither cached nor answered from
+   * the cache. A null read is not cached.
+   */
+  #throughCache<K, V>(cache: ReadCache<K, V>, key: K, read: () => V | null): V | null {
+    if (this.db.isTransaction) return read();
     const stamp = this.#stamp.current();
-    return this.#brains.get("", stamp) ??
-      this.#brains.set(
-        "",
-        stamp,
-        this.prepare("SELECT * FROM brains ORDER BY created_at, rowid").all().map(toBrain),
-      );
+    const hit = cache.get(key, stamp);
+    if (hit !== undefined) return hit;
+    const value = read();
+    return value === null ? null : cache.set(key, stamp, value);
   }
 
   createBrain(
@@ -245,11 +257,9 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
 
   search(query: SearchQuery): Promise<SearchHit[]> {
     return this.run(() => {
-      // Inside a transaction the results may include writes that are later rolled back.
-      if (!this.#searches.enabled || this.db.isTransaction) return searchChunks(this.cached, query);
-      const stamp = this.#stamp.current();
-      return this.#searches.get(query, stamp) ??
-        this.#searches.set(query, stamp, searchChunks(this.cached, query));
+      const search = () => searchChunks(this.cached, query);
+      if (!this.#searches.enabled) return search();
+      return this.#throughCache(this.#searches, query, search)!;
     });
   }
 
@@ -436,13 +446,9 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   }
 
   findTokenByHash(hash: string): Promise<StoredToken | null> {
-    return this.run(() => {
-      const stamp = this.#stamp.current();
-      const cached = this.#tokens.get(hash, stamp);
-      if (cached) return cached;
-      const row = tokens.findTokenByHash(this.cached, hash);
-      return row ? this.#tokens.set(hash, stamp, row) : null;
-    });
+    return this.run(() =>
+      this.#throughCache(this.#tokens, hash, () => tokens.findTokenByHash(this.cached, hash))
+    );
   }
 
   revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null> {

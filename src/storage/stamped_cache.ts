@@ -46,8 +46,16 @@ export class DatabaseStamp {
   }
 }
 
+/** A cache whose entries hold only while the stamp they were stored under is current. */
+export interface ReadCache<K, V> {
+  /** The value stored for `key` under `stamp`, or undefined. */
+  get(key: K, stamp: string): V | undefined;
+  /** Stores `value` under `stamp` and returns what the caller should use. */
+  set(key: K, stamp: string, value: V): V;
+}
+
 /** A map whose entries are dropped together when the stamp moves; at most `limit` entries. */
-export class StampedCache<V> {
+export class StampedCache<V> implements ReadCache<string, V> {
   #stamp = "";
   #entries = new Map<string, V>();
   #limit: number;

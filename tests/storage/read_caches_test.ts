@@ -180,3 +180,18 @@ Deno.test("DatabaseStamp: own writes count at once; data_version is re-read afte
   assert.equal(stamp.current(), "1.2", "then the other process's commit is seen");
   assert.equal(reads, 2);
 });
+
+Deno.test("read caches: a brain read inside a rolled-back batch does not linger", async () => {
+  await using s = await openStore();
+  assert.equal((await s.store.listBrains()).length, 1);
+  await assert.rejects(
+    s.store.batch(async () => {
+      await otherBrain(s.store, "phantom");
+      assert.equal((await s.store.findBrain("phantom"))?.slug, "phantom");
+      throw new Error("abandon the batch");
+    }),
+    /abandon the batch/,
+  );
+  assert.equal(await s.store.findBrain("phantom"), null);
+  assert.deepEqual((await s.store.listBrains()).map((b) => b.slug), ["default"]);
+});
