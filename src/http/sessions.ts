@@ -1,6 +1,5 @@
 /** @module The live MCP sessions of an HTTP server: who owns each, when it was last used, closing them. */
 import type { Server, Transport } from "../mcp/sdk.ts";
-import type { SessionEventStore } from "./event_store.ts";
 
 /** One live session: its MCP server, its transport and the client that opened it. */
 export interface HttpSession {
@@ -9,8 +8,6 @@ export interface HttpSession {
   clientId: string;
   server: Server;
   transport: Transport;
-  /** The replay buffer of a Streamable HTTP session. */
-  events?: SessionEventStore;
   /** The protocol revision settled at initialize (until then, the pinned one). */
   protocolVersion: string;
   lastSeen: number;

@@ -91,7 +91,6 @@ async function initialize(
     clientId: grant.clientId,
     server,
     transport,
-    events,
     protocolVersion,
     lastSeen: ctx.sessions.now(),
   };
