@@ -4,6 +4,7 @@ import {
   Client,
   type ClientCapabilities,
   StdioClientTransport,
+  type Transport,
 } from "../src/mcp/sdk.ts";
 import type { z } from "zod";
 import { engramRunArgs } from "../src/config/permissions.ts";
@@ -12,6 +13,7 @@ import { ensureDefaultBrain } from "../src/core/brains.ts";
 import type { CallerContext } from "../src/core/types.ts";
 import { openDatabase } from "../src/storage/database.ts";
 import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import { TOOL_ERROR_META, type ToolErrorMeta } from "../src/mcp/server/tool_error.ts";
 
 /** Absolute path of main.ts. */
 export const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -110,8 +112,18 @@ export async function connectStdio(
     { capabilities: options.capabilities ?? {} },
   );
   options.setup?.(client);
-  await client.connect(transport);
+  await connectLikeAClient(client, transport);
   return { client, stderr: () => stderr, [Symbol.asyncDispose]: () => client.close() };
+}
+
+/**
+ * Connects the way real clients do: `tools/list` right after initialize. The SDK client then checks
+ * every tool result against the listed `outputSchema` (error results included) and throws on a
+ * mismatch, so a test that skipped the listing would hide exactly what users hit.
+ */
+export async function connectLikeAClient(client: Client, transport: Transport): Promise<void> {
+  await client.connect(transport);
+  await client.listTools();
 }
 
 /** Calls a tool and returns the raw result. */
@@ -134,19 +146,42 @@ export async function callOk<T = Record<string, unknown>>(
   return r.structuredContent as T;
 }
 
-/** The `{ code, message }` of a failed call; throws if the call succeeded. */
+/**
+ * The `{ code, message, retryable }` of a failed call, read the way TOOLS.md defines it: text
+ * `CODE: message`, the code in `_meta["engram/error"]`, and no `structuredContent`. Throws if the
+ * call succeeded or the error result has another shape.
+ */
 export async function callErr(
   client: Client,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<{ code: string; message: string; retryable: boolean; text: string }> {
-  const r = await call(client, name, args);
+  return toolError(name, await call(client, name, args));
+}
+
+/** The error of a failed tool result (see callErr); throws on success or a malformed error. */
+export function toolError(
+  name: string,
+  r: CallToolResult,
+): { code: string; message: string; retryable: boolean; text: string } {
   if (!r.isError) {
     throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
   }
+  if (r.structuredContent !== undefined) {
+    throw new Error(`${name}: an error result must not carry structuredContent`);
+  }
+  const meta = r._meta?.[TOOL_ERROR_META] as ToolErrorMeta | undefined;
+  if (typeof meta?.code !== "string" || typeof meta.retryable !== "boolean") {
+    throw new Error(`${name}: error result without _meta["${TOOL_ERROR_META}"]`);
+  }
   const text = (r.content[0] as { text: string }).text;
+  if (!text.startsWith(`${meta.code}: `)) {
+    throw new Error(`${name}: error text ${JSON.stringify(text)} does not start with the code`);
+  }
   return {
-    ...(r.structuredContent as { code: string; message: string; retryable: boolean }),
+    code: meta.code,
+    message: text.slice(meta.code.length + 2),
+    retryable: meta.retryable,
     text,
   };
 }

@@ -27,3 +27,5 @@ export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";

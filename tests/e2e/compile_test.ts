@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { compileArgs } from "../../scripts/compile.ts";
-import { engramEnv, tempDir } from "../helpers.ts";
+import { connectLikeAClient, engramEnv, tempDir } from "../helpers.ts";
 import { Client, StdioClientTransport } from "../../src/mcp/sdk.ts";
 
 const DENORT_BIN = Deno.env.get("DENORT_BIN");
@@ -33,7 +33,8 @@ Deno.test({
     assert.match(new TextDecoder().decode(version.stdout), /^engram \d+\.\d+\.\d+/);
 
     const client = new Client({ name: "compile-test", version: "1" });
-    await client.connect(
+    await connectLikeAClient(
+      client,
       new StdioClientTransport({
         command: binary,
         args: ["stdio", "--tier", "write"],

@@ -7,7 +7,13 @@ import type { HttpSettings } from "../../src/http/context.ts";
 import { serveHttp } from "../../src/http/serve_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk.ts";
 import { ProviderSet } from "../../src/providers/stack.ts";
-import { engramCommandArgs, engramEnv, openService, tempDir } from "../helpers.ts";
+import {
+  connectLikeAClient,
+  engramCommandArgs,
+  engramEnv,
+  openService,
+  tempDir,
+} from "../helpers.ts";
 
 /** Test tokens: one per tier for client "alice", one write token for client "bob". */
 export const TOKENS: Record<string, TokenGrant> = {
@@ -121,7 +127,7 @@ export async function connectHttp(
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name: "engram-http-test", version: "1.0.0" });
-  await client.connect(transport);
+  await connectLikeAClient(client, transport);
   return Object.assign(client, {
     [Symbol.asyncDispose]: async () => {
       await transport.terminateSession().catch(() => {});

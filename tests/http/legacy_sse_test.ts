@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Client, SSEClientTransport } from "../../src/mcp/sdk.ts";
-import { callErr, callOk } from "../helpers.ts";
+import { callErr, callOk, connectLikeAClient } from "../helpers.ts";
 import { initializeBody, sseReader, startServer } from "./http_helpers.ts";
 
 Deno.test("legacy SSE: an SDK client works over /sse + /messages at its token's tier", async () => {
@@ -9,12 +9,17 @@ Deno.test("legacy SSE: an SDK client works over /sse + /messages at its token's 
     requestInit: { headers: { Authorization: "Bearer tok-read" } },
   });
   const client = new Client({ name: "legacy-test", version: "1.0.0" });
-  await client.connect(transport);
+  await connectLikeAClient(client, transport);
   try {
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === "memory_search"));
     assert.ok(!tools.some((t) => t.name === "memory_remember"));
     await callOk(client, "memory_search", { query: "anything" });
+    // A listed tool's error reaches the client as a result, not as an output-schema McpError.
+    assert.equal(
+      (await callErr(client, "memory_search", { query: "x", brain: "nope" })).code,
+      "no_brain",
+    );
     assert.equal(
       (await callErr(client, "memory_remember", { content: "# x\ny" })).code,
       "forbidden",

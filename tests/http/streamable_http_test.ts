@@ -13,6 +13,10 @@ Deno.test("http: an SDK client lists and calls tools at its token's tier", async
   assert.deepEqual(found.hits, []);
   const denied = await callErr(reader, "memory_remember", { content: "# No\nread tier" });
   assert.equal(denied.code, "forbidden");
+  // A listed tool's error reaches the client as a result, not as an output-schema McpError.
+  const missing = await callErr(reader, "memory_search", { query: "x", brain: "nope" });
+  assert.equal(missing.code, "no_brain");
+  assert.match(missing.message, /brain "nope" not found/);
 
   await using writer = await connectHttp(srv.mcp, "tok-write");
   await callOk(writer, "memory_remember", { content: "# Over HTTP\nstored through /mcp" });

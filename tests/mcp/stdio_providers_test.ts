@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
+import { callOk, connectStdio, runEngram, tempDir, toolError } from "../helpers.ts";
 import { rawCallWithProgress } from "./_raw_stdio.ts";
 import { type LlmServer, startLlmServer } from "../fixtures/llm_server.ts";
-import { type Client, CreateMessageRequestSchema } from "../../src/mcp/sdk.ts";
+import { type CallToolResult, type Client, CreateMessageRequestSchema } from "../../src/mcp/sdk.ts";
 
 /** Writes a config with the given providers and returns its path. */
 async function writeConfig(dir: string, providers: string, extra = ""): Promise<string> {
@@ -100,8 +100,7 @@ Deno.test("memory_ask: a stream that dies midway ends with provider_unavailable 
     undefined,
     { onprogress: (p) => void progress.push(p.message ?? "") },
   );
-  assert.equal(r.isError, true);
-  const e = r.structuredContent as { code: string; message: string; retryable: boolean };
+  const e = toolError("memory_ask", r as CallToolResult);
   assert.equal(e.code, "provider_unavailable");
   assert.equal(e.retryable, true);
   assert.match(e.message, /fake-openai.*stopped midway/);

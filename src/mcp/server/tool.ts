@@ -40,13 +40,15 @@ export interface ToolAnnotations {
 export interface ToolDef<
   I extends z.ZodType = z.ZodType,
   O extends object = Record<string, unknown>,
+  S extends z.ZodType = z.ZodType,
 > {
   name: string;
   title: string;
   tier: Tier;
   description: string;
   input: I;
-  output: z.ZodType;
+  /** The schema of `structuredContent`, listed as the tool's `outputSchema`. */
+  output: S;
   annotations: ToolAnnotations;
   run(ctx: ToolContext, args: z.output<I>): Promise<O>;
   /** The human-readable `content[0].text`. */
@@ -55,8 +57,29 @@ export interface ToolDef<
   brainOf?(result: O): string | undefined;
 }
 
-/** Identity helper that keeps the input/output types of a tool definition linked. */
-export function defineTool<I extends z.ZodType, O extends object>(def: ToolDef<I, O>): ToolDef {
+/**
+ * What a value must look like to satisfy schema type `T`, without the `[key: string]: unknown`
+ * that loose objects add: a handler's record types are interfaces, which TypeScript never
+ * considers assignable to an index signature, while their declared keys are what must match.
+ */
+export type Conforming<T> = T extends readonly (infer E)[] ? readonly Conforming<E>[]
+  : T extends object ? {
+      [K in keyof T as string extends K ? (unknown extends T[K] ? never : K) : K]: Conforming<
+        T[K]
+      >;
+    }
+  : T;
+
+/**
+ * Defines a tool, keeping its input, output schema and handler types linked: a handler whose
+ * result does not fit the declared output schema fails `deno task check`, because SDK clients
+ * reject a `structuredContent` that does not match the listed `outputSchema`.
+ */
+export function defineTool<
+  I extends z.ZodType,
+  S extends z.ZodType,
+  O extends Conforming<z.input<S>> & object,
+>(def: ToolDef<I, O, S>): ToolDef {
   return def as unknown as ToolDef;
 }
 

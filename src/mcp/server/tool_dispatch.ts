@@ -4,18 +4,8 @@ import { EngramError, toEngramError } from "../../core/errors.ts";
 import { tierAllows } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
 import { auditCall } from "./audit.ts";
+import { toolErrorCode, toolErrorResult } from "./tool_error.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
-
-/** A tool error as a tool result: `CODE: message` and `{ code, message, retryable }`. */
-export function errorResult(err: EngramError): CallToolResult {
-  // `busy` (a lock held by another process) is not a wire code: it is a retryable conflict.
-  const code = err.code === "busy" ? "conflict" : err.code;
-  return {
-    isError: true,
-    content: [{ type: "text", text: `${code}: ${err.message}` }],
-    structuredContent: { code, message: err.message, retryable: err.retryable },
-  };
-}
 
 /** Runs a tool under the caller's tier with validated arguments, and writes the audit row. */
 export async function dispatchTool(
@@ -44,14 +34,13 @@ export async function dispatchTool(
     if (e.code === "internal") {
       ctx.logger.error(`tool ${tool.name} failed`, { error: String(e.cause ?? e) });
     }
-    result = errorResult(e);
+    result = toolErrorResult(e);
   }
-  const structured = result.structuredContent as { code?: string } | undefined;
   await auditCall(ctx, {
     kind: "tool",
     name: tool.name,
     args: rawArgs,
-    errorCode: result.isError ? structured?.code ?? "internal" : null,
+    errorCode: toolErrorCode(result) ?? null,
     brainId,
     started,
   });

@@ -1,0 +1,412 @@
+/**
+ * @module The wire contract of every memory tool, in-process: each success result checked against
+ * the `outputSchema` the tool lists (with the SDK client's own validator), and each error result
+ * shaped as TOOLS.md says — text `CODE: message`, no `structuredContent`, the code in
+ * `_meta["engram/error"]` and in the audit log.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import {
+  AjvJsonSchemaValidator,
+  type CallToolResult,
+  Client,
+  InMemoryTransport,
+} from "../../src/mcp/sdk.ts";
+import { envFrom } from "../../src/config/env.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import type { Tier } from "../../src/core/types.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import { createJobRunner, openRuntime, sessionDeps } from "../../src/cli/runtime.ts";
+import { createMcpServer } from "../../src/mcp/server/factory.ts";
+import { TOOL_ERROR_META } from "../../src/mcp/server/tool_error.ts";
+import { MEMORY_TOOLS } from "../../src/mcp/server/tools/index.ts";
+import { connectLikeAClient, tempDir, toolError } from "../helpers.ts";
+
+/** Ids and paths earlier cases produced, for the cases after them. */
+interface State {
+  root: string;
+  url: string;
+  port: number;
+  alpha: { id: string; path: string };
+  beta: { path: string };
+  extractJob: string;
+  queuedJob: string;
+}
+
+/** One call: its arguments, and the error code it must fail with (else it must succeed). */
+interface Case {
+  tool: string;
+  what: string;
+  args: (s: State) => Record<string, unknown>;
+  error?: string;
+  /** Keeps what later cases need from a successful result. */
+  keep?: (s: State, out: Record<string, unknown>) => void;
+  /** Fields a successful result must have, so each variant of an output shape is really seen. */
+  expect?: Record<string, unknown>;
+}
+
+const NOPE = { brain: "nope" };
+
+/** In order: later cases use what earlier ones stored. */
+const CASES: Case[] = [
+  { tool: "memory_create_brain", what: "a brain", args: () => ({ name: "Team", slug: "team" }) },
+  {
+    tool: "memory_create_brain",
+    what: "the same slug again",
+    args: () => ({ name: "Team", slug: "team" }),
+    error: "conflict",
+  },
+  {
+    tool: "memory_create_brain",
+    what: "a bad slug",
+    args: () => ({ name: "X", slug: "Bad Slug" }),
+    error: "invalid_argument",
+  },
+  { tool: "memory_list_brains", what: "brains", args: () => ({}) },
+  {
+    tool: "memory_remember",
+    what: "a note with tags and a link",
+    args: () => ({ content: "# Alpha\nThe alpha plan links to [[Beta]].", tags: ["plan"] }),
+    keep: (s, out) => (s.alpha = { id: out.id as string, path: out.path as string }),
+  },
+  {
+    tool: "memory_remember",
+    what: "the linked note",
+    args: () => ({ content: "# Beta\nBeta keeps the alpha plan honest." }),
+    keep: (s, out) => (s.beta = { path: out.path as string }),
+  },
+  {
+    tool: "memory_remember",
+    what: "an unknown brain",
+    args: () => ({ content: "x", ...NOPE }),
+    error: "no_brain",
+  },
+  {
+    tool: "memory_remember",
+    what: "empty content",
+    args: () => ({ content: "" }),
+    error: "invalid_argument",
+  },
+  { tool: "memory_get", what: "by id", args: (s) => ({ id: s.alpha.id }) },
+  {
+    tool: "memory_get",
+    what: "a missing path",
+    args: () => ({ path: "/memory/global/none.md" }),
+    error: "not_found",
+  },
+  {
+    tool: "memory_update",
+    what: "new content",
+    args: (s) => ({
+      id: s.alpha.id,
+      content: "# Alpha\nThe alpha plan, revised, links to [[Beta]].",
+    }),
+  },
+  { tool: "memory_get", what: "an earlier version", args: (s) => ({ id: s.alpha.id, version: 1 }) },
+  {
+    tool: "memory_update",
+    what: "a missing document",
+    args: () => ({ path: "/memory/global/none.md", content: "x" }),
+    error: "not_found",
+  },
+  { tool: "memory_search", what: "hits", args: () => ({ query: "alpha plan" }) },
+  { tool: "memory_search", what: "no hits", args: () => ({ query: "zebra" }) },
+  {
+    tool: "memory_search",
+    what: "an unknown brain",
+    args: () => ({ query: "x", ...NOPE }),
+    error: "no_brain",
+  },
+  { tool: "memory_timeline", what: "changes", args: () => ({}) },
+  { tool: "memory_timeline", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  { tool: "memory_backlinks", what: "links", args: (s) => ({ path: s.beta.path }) },
+  {
+    tool: "memory_backlinks",
+    what: "a missing document",
+    args: () => ({ path: "/memory/global/none.md" }),
+    error: "not_found",
+  },
+  { tool: "memory_tags", what: "tags", args: () => ({}) },
+  { tool: "memory_tags", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  { tool: "memory_stats", what: "counts", args: () => ({}) },
+  { tool: "memory_stats", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  { tool: "memory_reindex", what: "a rebuild", args: () => ({}) },
+  { tool: "memory_reindex", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  {
+    tool: "memory_ingest_file",
+    what: "a small file",
+    args: (s) => ({ path: `${s.root}/small.md` }),
+    expect: { status: "completed", reused: false },
+  },
+  {
+    tool: "memory_ingest_file",
+    what: "the same file again",
+    args: (s) => ({ path: `${s.root}/small.md` }),
+    expect: { reused: true },
+  },
+  {
+    tool: "memory_ingest_file",
+    what: "a file large enough to queue",
+    args: (s) => ({ path: `${s.root}/large.txt` }),
+    expect: { status: "queued" },
+    keep: (s, out) => (s.queuedJob = out.job_id as string),
+  },
+  {
+    tool: "memory_ingest_file",
+    what: "a file outside the roots",
+    args: () => ({ path: "/etc/hostname" }),
+    error: "forbidden",
+  },
+  {
+    tool: "memory_ingest_url",
+    what: "an allowlisted page",
+    args: (s) => ({ url: `${s.url}/page` }),
+    expect: { path: "server" },
+  },
+  {
+    tool: "memory_ingest_url",
+    what: "a loopback name not on the allowlist",
+    args: (s) => ({ url: `http://localhost:${s.port}/page` }),
+    error: "forbidden",
+  },
+  {
+    tool: "memory_extract",
+    what: "session mode",
+    args: () => ({
+      session_id: "s1",
+      messages: [{ role: "user", content: "I prefer the alpha plan." }],
+    }),
+    expect: { mode: "session" },
+    keep: (s, out) => (s.extractJob = out.job_id as string),
+  },
+  {
+    tool: "memory_extract",
+    what: "transcript mode",
+    args: () => ({ messages: [{ role: "user", content: "Beta ships on Friday." }] }),
+    expect: { mode: "transcript" },
+  },
+  {
+    tool: "memory_extract",
+    what: "an unknown brain",
+    args: () => ({ messages: [{ role: "user", content: "x" }], ...NOPE }),
+    error: "no_brain",
+  },
+  {
+    tool: "memory_job",
+    what: "a queued ingest, finished",
+    args: (s) => ({ job_id: s.queuedJob, wait_ms: 15_000 }),
+    expect: { status: "completed" },
+  },
+  {
+    tool: "memory_job",
+    what: "an extraction, finished",
+    args: (s) => ({ job_id: s.extractJob, wait_ms: 15_000 }),
+    expect: { status: "completed" },
+  },
+  {
+    tool: "memory_job",
+    what: "an unknown job",
+    args: () => ({ job_id: "job_none" }),
+    error: "not_found",
+  },
+  { tool: "memory_recall", what: "without a session", args: () => ({ query: "alpha" }) },
+  {
+    tool: "memory_recall",
+    what: "with a session",
+    args: () => ({ query: "alpha", session_id: "s1" }),
+    expect: { hits: undefined },
+  },
+  {
+    tool: "memory_recall",
+    what: "an unknown brain",
+    args: () => ({ query: "x", ...NOPE }),
+    error: "no_brain",
+  },
+  { tool: "memory_ask", what: "an answer", args: () => ({ query: "What links to Beta?" }) },
+  {
+    tool: "memory_ask",
+    what: "an unknown brain",
+    args: () => ({ query: "x", ...NOPE }),
+    error: "no_brain",
+  },
+  {
+    tool: "memory_reflect",
+    what: "a session",
+    args: () => ({ session_id: "s1" }),
+    expect: { reflection_status: "completed", reflection_attempted: true },
+  },
+  {
+    tool: "memory_reflect",
+    what: "the same session again",
+    args: () => ({ session_id: "s1" }),
+    expect: { reflection_attempted: false },
+  },
+  {
+    tool: "memory_reflect",
+    what: "an unknown session",
+    args: () => ({ session_id: "none" }),
+    error: "not_found",
+  },
+  {
+    tool: "memory_consolidate",
+    what: "a dry run",
+    args: () => ({ dry_run: true }),
+    expect: { result: { dry_run: true } },
+  },
+  { tool: "memory_consolidate", what: "a pass", args: () => ({}) },
+  { tool: "memory_consolidate", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  { tool: "memory_forget", what: "a document", args: (s) => ({ id: s.alpha.id }) },
+  {
+    tool: "memory_forget",
+    what: "a missing document",
+    args: () => ({ path: "/memory/global/none.md" }),
+    error: "not_found",
+  },
+];
+
+/** Tools that cannot fail for a caller allowed to list them, and why. */
+const NO_ERROR_CASE: Record<string, string> = {
+  memory_list_brains: "takes no arguments and lists what the caller may access",
+};
+
+Deno.test("tool contract: every tool has a success case, and an error case unless it cannot fail", () => {
+  for (const tool of MEMORY_TOOLS) {
+    assert.ok(CASES.some((c) => c.tool === tool.name && !c.error), `${tool.name}: no success case`);
+    assert.ok(
+      tool.name in NO_ERROR_CASE || CASES.some((c) => c.tool === tool.name && c.error),
+      `${tool.name}: no error case`,
+    );
+  }
+});
+
+/** An in-process engram session at `tier`, wired as `engram stdio` wires it. */
+async function session(dir: string, tier: Tier) {
+  const config = loadConfig({ config: `${dir}/engram.yaml`, data: `${dir}/data` }, {
+    env: envFrom({ HOME: `${dir}/home`, XDG_CONFIG_HOME: `${dir}/xdg` }),
+    cwd: dir,
+  });
+  const runtime = await openRuntime(config);
+  const jobs = createJobRunner(runtime, { config, logger: silentLogger });
+  const server = createMcpServer({
+    ...sessionDeps(runtime, { config, logger: silentLogger, cwd: dir, jobs }),
+    caller: { clientId: "contract", transport: "stdio", tier, brains: "*" },
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "contract-test", version: "1" });
+  await connectLikeAClient(client, b);
+  return {
+    client,
+    dbFile: config.dbFile,
+    [Symbol.asyncDispose]: async () => {
+      await client.close();
+      await server.close();
+      await jobs.drain();
+      runtime.close();
+    },
+  };
+}
+
+Deno.test("tool contract: success results match the listed outputSchema; errors carry no structuredContent", async (t) => {
+  await using dir = await tempDir();
+  const root = `${dir.path}/files`;
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(`${root}/small.md`, "---\ntags: [x]\n---\n# Small\nA small file.\n");
+  await Deno.writeTextFile(`${root}/large.txt`, "A line of a large file.\n".repeat(200));
+  await Deno.writeTextFile(
+    `${dir.path}/engram.yaml`,
+    `mcp:\n  allowed_file_roots: [${JSON.stringify(root)}]\n` +
+      "ingest:\n  allowed_url_hosts: [127.0.0.1]\n  queue_bytes: 1024\n",
+  );
+  await using web = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      new Response(
+        "<html><head><title>Page</title></head><body><h1>Page</h1><p>Text.</p></body></html>",
+        {
+          headers: { "content-type": "text/html" },
+        },
+      ),
+  );
+  const state = {
+    root,
+    url: `http://127.0.0.1:${web.addr.port}`,
+    port: web.addr.port,
+  } as State;
+
+  const expectedAudit = new Map<string, number>();
+  {
+    await using s = await session(dir.path, "admin");
+    const { tools } = await s.client.listTools();
+    const ajv = new AjvJsonSchemaValidator();
+    const validators = new Map(
+      tools.map((tool) => [tool.name, ajv.getValidator(tool.outputSchema!)]),
+    );
+    assert.equal(tools.length, MEMORY_TOOLS.length, "an admin lists every tool");
+
+    for (const c of CASES) {
+      await t.step(`${c.tool}: ${c.what}${c.error ? ` → ${c.error}` : ""}`, async () => {
+        // The SDK client itself throws when structuredContent does not match the listed schema.
+        const r = await s.client.callTool({
+          name: c.tool,
+          arguments: c.args(state),
+        }) as CallToolResult;
+        if (c.error) {
+          const e = toolError(c.tool, r);
+          assert.equal(e.code, c.error, e.text);
+          assert.ok(e.message.length > 0);
+          const key = `${c.tool} ${c.error}`;
+          expectedAudit.set(key, (expectedAudit.get(key) ?? 0) + 1);
+          return;
+        }
+        assert.ok(!r.isError, JSON.stringify(r.content));
+        assert.equal(r._meta?.[TOOL_ERROR_META], undefined);
+        const out = r.structuredContent;
+        assert.ok(out, "a success result carries structuredContent");
+        const check = validators.get(c.tool)!(out);
+        assert.ok(check.valid, `${c.tool}: ${check.valid ? "" : check.errorMessage}`);
+        assert.equal(r.content[0].type, "text");
+        assert.ok((r.content[0] as { text: string }).text.length > 0);
+        for (const [key, value] of Object.entries(c.expect ?? {})) {
+          if (value !== null && typeof value === "object") {
+            assert.partialDeepStrictEqual(out[key], value, key);
+          } else assert.equal(out[key], value, key);
+        }
+        c.keep?.(state, out);
+      });
+    }
+  }
+
+  await t.step("a tool above the session's tier → forbidden, shaped the same", async () => {
+    await using s = await session(dir.path, "read");
+    const e = toolError(
+      "memory_remember",
+      await s.client.callTool({
+        name: "memory_remember",
+        arguments: { content: "x" },
+      }) as CallToolResult,
+    );
+    assert.equal(e.code, "forbidden");
+    assert.equal(e.retryable, false);
+    assert.match(e.message, /needs tier write/);
+    expectedAudit.set(
+      "memory_remember forbidden",
+      1 + (expectedAudit.get("memory_remember forbidden") ?? 0),
+    );
+  });
+
+  await t.step("the audit log records each failure's code", () => {
+    const db = new DatabaseSync(`${dir.path}/data/engram.db`, { readOnly: true });
+    try {
+      const rows = db.prepare(
+        "SELECT name, error_code, count(*) AS n FROM audit WHERE kind = 'tool' AND outcome = 'error' GROUP BY name, error_code",
+      ).all() as { name: string; error_code: string; n: number }[];
+      assert.deepEqual(
+        new Map(rows.map((r) => [`${r.name} ${r.error_code}`, r.n])),
+        expectedAudit,
+      );
+    } finally {
+      db.close();
+    }
+  });
+});
