@@ -25,7 +25,6 @@ import { connectLikeAClient, tempDir, toolError } from "../helpers.ts";
 /** Ids and paths earlier cases produced, for the cases after them. */
 interface State {
   root: string;
-  url: string;
   port: number;
   alpha: { id: string; path: string };
   beta: { path: string };
@@ -160,7 +159,7 @@ const CASES: Case[] = [
   {
     tool: "memory_ingest_url",
     what: "an allowlisted page",
-    args: (s) => ({ url: `${s.url}/page` }),
+    args: (s) => ({ url: `http://127.0.0.1:${s.port}/page` }),
     expect: { path: "server" },
   },
   {
@@ -328,15 +327,15 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
         },
       ),
   );
-  const state = {
-    root,
-    url: `http://127.0.0.1:${web.addr.port}`,
-    port: web.addr.port,
-  } as State;
+  const state = { root, port: web.addr.port } as State;
 
   const expectedAudit = new Map<string, number>();
+  const failed = (tool: string, code: string) =>
+    expectedAudit.set(`${tool} ${code}`, (expectedAudit.get(`${tool} ${code}`) ?? 0) + 1);
+  let dbFile = "";
   {
     await using s = await session(dir.path, "admin");
+    dbFile = s.dbFile;
     const { tools } = await s.client.listTools();
     const ajv = new AjvJsonSchemaValidator();
     const validators = new Map(
@@ -355,8 +354,7 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
           const e = toolError(c.tool, r);
           assert.equal(e.code, c.error, e.text);
           assert.ok(e.message.length > 0);
-          const key = `${c.tool} ${c.error}`;
-          expectedAudit.set(key, (expectedAudit.get(key) ?? 0) + 1);
+          failed(c.tool, c.error);
           return;
         }
         assert.ok(!r.isError, JSON.stringify(r.content));
@@ -389,14 +387,11 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
     assert.equal(e.code, "forbidden");
     assert.equal(e.retryable, false);
     assert.match(e.message, /needs tier write/);
-    expectedAudit.set(
-      "memory_remember forbidden",
-      1 + (expectedAudit.get("memory_remember forbidden") ?? 0),
-    );
+    failed("memory_remember", "forbidden");
   });
 
   await t.step("the audit log records each failure's code", () => {
-    const db = new DatabaseSync(`${dir.path}/data/engram.db`, { readOnly: true });
+    const db = new DatabaseSync(dbFile, { readOnly: true });
     try {
       const rows = db.prepare(
         "SELECT name, error_code, count(*) AS n FROM audit WHERE kind = 'tool' AND outcome = 'error' GROUP BY name, error_code",

@@ -30,9 +30,7 @@ export function toolErrorResult(err: EngramError): CallToolResult {
   };
 }
 
-/** The code of a failed tool result; `internal` when it carries none, undefined on success. */
+/** The code of a result made by `toolErrorResult`; undefined on success. */
 export function toolErrorCode(result: CallToolResult): string | undefined {
-  if (!result.isError) return undefined;
-  const meta = result._meta?.[TOOL_ERROR_META] as Partial<ToolErrorMeta> | undefined;
-  return typeof meta?.code === "string" ? meta.code : "internal";
+  return (result._meta?.[TOOL_ERROR_META] as ToolErrorMeta | undefined)?.code;
 }
