@@ -4,6 +4,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../mcp/sdk.ts";
+import { unrepresentableId, unrepresentableIdMessage } from "../mcp/request_id.ts";
 import { jsonError, RPC } from "./responses.ts";
 
 /** The one protocol revision engram speaks over HTTP unless older ones are admitted. */
@@ -36,6 +37,10 @@ export async function readJsonRpcBody(
         code: RPC.invalidRequest,
       },
     );
+  }
+  const badId = unrepresentableId(value, text);
+  if (badId !== undefined) {
+    return jsonError(400, unrepresentableIdMessage(badId), { code: RPC.invalidRequest });
   }
   if (!isJsonRpcMessage(value)) {
     const id = (value as { id?: unknown } | null)?.id;

@@ -1,6 +1,7 @@
 /** @module A newline-delimited JSON-RPC transport over Deno's stdin/stdout that answers malformed input. */
 import type { Transport } from "../sdk.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "../sdk.ts";
+import { unrepresentableId, unrepresentableIdMessage } from "../request_id.ts";
 import { wireMessage } from "./mcp_errors.ts";
 
 /** Lines longer than this are refused (a 5,000,000-character note fits with room for JSON escaping). */
@@ -118,6 +119,11 @@ export class StdioTransport implements Transport {
         -32600,
         "Invalid Request: JSON-RPC batches are not supported by protocol 2025-11-25",
       );
+      return;
+    }
+    const badId = unrepresentableId(value, line);
+    if (badId !== undefined) {
+      this.#reply(null, -32600, unrepresentableIdMessage(badId));
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
