@@ -1,5 +1,5 @@
 /** @module The HTTP app: routing, then Origin/Host, auth and rate checks in front of the MCP transports. */
-import { EngramError } from "../core/errors.ts";
+import { concealInternal } from "../core/internal_errors.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
 import { createMcpServer, type ServerDeps } from "../mcp/server/factory.ts";
 import {
@@ -114,9 +114,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     try {
       return await route(req);
     } catch (err) {
-      if (err instanceof EngramError) return jsonError(statusFor(err.code), err.message);
-      logger.error("HTTP request failed", { error: (err as Error).message });
-      return jsonError(500, "internal error");
+      const e = concealInternal(err, {
+        logger,
+        what: `HTTP ${req.method} ${new URL(req.url).pathname}`,
+      });
+      return jsonError(
+        statusFor(e.code),
+        e.code === "internal" ? `internal: ${e.message}` : e.message,
+      );
     }
   };
   return Object.assign(app, {

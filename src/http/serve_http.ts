@@ -1,4 +1,5 @@
 /** @module Listening: Deno.serve around the app, and a bounded graceful shutdown. */
+import { concealInternal } from "../core/internal_errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { HttpApp } from "./app.ts";
 
@@ -22,8 +23,8 @@ export function serveHttp(
     port: options.port,
     onListen: () => {},
     onError: (err) => {
-      options.logger.error("HTTP handler failed", { error: (err as Error).message });
-      return new Response("internal error", { status: 500 });
+      const e = concealInternal(err, { logger: options.logger, what: "HTTP handler" });
+      return new Response(`${e.code}: ${e.message}`, { status: 500 });
     },
   }, app);
   const addr = server.addr;

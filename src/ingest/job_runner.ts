@@ -6,7 +6,7 @@
  * A job whose process died `maxAttempts` times, or that fails for a reason a retry cannot fix,
  * is marked failed with that reason — never dropped silently.
  */
-import { toEngramError } from "../core/errors.ts";
+import { concealInternal } from "../core/internal_errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { MemoryStore } from "../core/store.ts";
 import type { JobRecord } from "../core/types.ts";
@@ -152,7 +152,8 @@ export class JobRunner {
       await this.#store.completeJob(job.id, result);
       logger.info(`job ${job.id} (${job.kind}) completed`);
     } catch (err) {
-      const e = toEngramError(err);
+      // The stored error is what memory_job_status shows a client: internal detail stays in the log.
+      const e = concealInternal(err, { logger, what: `job ${job.id} (${job.kind})` });
       const retry = e.retryable && job.attempts < maxAttempts;
       const delayMs = Math.min(
         MAX_RETRY_DELAY_MS,

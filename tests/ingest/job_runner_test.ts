@@ -17,10 +17,10 @@ async function setup() {
     dir: dir.path,
     enqueue: (kind: string, payload: Record<string, unknown> = {}) =>
       svc.store.enqueueJob({ id: `job_test_${++n}`, kind, brain_id: brain.id, payload }),
-    runner: (handlers: Record<string, JobHandler>, maxAttempts?: number) =>
+    runner: (handlers: Record<string, JobHandler>, maxAttempts?: number, logger = silentLogger) =>
       new JobRunner(svc.store, {
         handlers,
-        logger: silentLogger,
+        logger,
         leaseMs: 60_000,
         maxAttempts,
         retryDelayMs: 0,
@@ -103,19 +103,28 @@ Deno.test("a retryable failure that clears up on the next attempt completes", as
   assert.deepEqual(done.result, { ok: true });
 });
 
-Deno.test("a non-retryable failure fails at once with its code and message", async () => {
+Deno.test("a non-retryable failure fails at once with its code and message; an internal one's detail is only logged", async () => {
   await using s = await setup();
   let calls = 0;
-  const runner = s.runner({
-    strict: () => {
-      calls++;
-      return Promise.reject(new EngramError("conflict", "file changed after it was queued"));
+  const errors: Record<string, unknown>[] = [];
+  const logger = {
+    ...silentLogger,
+    error: (_m: string, f?: Record<string, unknown>) => errors.push(f!),
+  };
+  const runner = s.runner(
+    {
+      strict: () => {
+        calls++;
+        return Promise.reject(new EngramError("conflict", "file changed after it was queued"));
+      },
+      crashy: () => {
+        calls++;
+        return Promise.reject(new TypeError("cannot read properties of undefined"));
+      },
     },
-    crashy: () => {
-      calls++;
-      return Promise.reject(new TypeError("cannot read properties of undefined"));
-    },
-  });
+    undefined,
+    logger,
+  );
   const a = await s.enqueue("strict");
   const b = await s.enqueue("crashy");
   runner.kick();
@@ -127,7 +136,15 @@ Deno.test("a non-retryable failure fails at once with its code and message", asy
   const jb = (await s.store.getJob(b.id))!;
   assert.equal(jb.status, "failed");
   assert.equal(jb.attempts, 1);
-  assert.equal(jb.error, "internal: internal error: cannot read properties of undefined");
+  // memory_job_status shows this to clients: a reference, with the detail in the server log.
+  const ref = jb.error!.match(
+    /^internal: unexpected error \(ref ([0-9a-f]{10})\); see the server log$/,
+  )?.[1];
+  assert.ok(ref, jb.error!);
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0].ref, ref);
+  assert.match(String(errors[0].error), /cannot read properties of undefined/);
+  assert.match(String(errors[0].stack), /TypeError: cannot read properties of undefined\n\s+at /);
   assert.equal(calls, 2);
 });
 

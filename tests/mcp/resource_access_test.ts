@@ -24,7 +24,7 @@ async function limitedSession(dir: string) {
     { name: "engram", version: "test" },
     { capabilities: { resources: { subscribe: true } } },
   );
-  const deps = { service: svc.service, caller, logger: silentLogger };
+  const deps = { service: svc.service, caller, logger: silentLogger, serverLogger: silentLogger };
   registerResources(server, { ...deps, version: "test" });
   const stop = registerSubscriptions(server, deps);
   const [a, b] = InMemoryTransport.createLinkedPair();

@@ -9,6 +9,8 @@ export interface AuditContext {
   service: MemoryService;
   caller: CallerContext;
   logger: Logger;
+  /** The process's own log, never forwarded to the client: where internal error detail goes. */
+  serverLogger: Logger;
 }
 
 /** What happened in one audited call. */

@@ -4,6 +4,7 @@
  */
 import { CompleteRequestSchema, type Server } from "../sdk.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { CallerContext } from "../../core/types.ts";
 import { invalidParams, toMcpError } from "./mcp_errors.ts";
 import { PROMPTS } from "./prompt_catalogue.ts";
@@ -18,6 +19,8 @@ const MAX_VALUES = 100;
 export interface CompletionDeps {
   service: MemoryService;
   caller: CallerContext;
+  /** The process's own log, never forwarded to the client: where internal error detail goes. */
+  serverLogger: Logger;
   /** This session's memory_search (and recall/ask) queries. */
   recent: RecentQueries;
 }
@@ -45,7 +48,7 @@ export function registerCompletion(server: Server, deps: CompletionDeps): void {
         },
       };
     } catch (err) {
-      throw toMcpError(err);
+      throw toMcpError(err, { serverLogger: deps.serverLogger, what: "completion/complete" });
     }
   });
 }

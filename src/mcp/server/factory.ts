@@ -89,7 +89,12 @@ export function createMcpServer(deps: ServerDeps): Server {
     },
   );
   const log = registerLogging(server, deps.logger);
-  const session = { service: deps.service, caller: deps.caller, logger: log.logger };
+  const session = {
+    service: deps.service,
+    caller: deps.caller,
+    logger: log.logger,
+    serverLogger: deps.logger,
+  };
   const recent = new RecentQueries();
   registerPrompts(server, session);
   registerResources(server, { ...session, version: deps.version });
@@ -136,6 +141,7 @@ export function createMcpServer(deps: ServerDeps): Server {
         service: deps.service,
         caller: deps.caller,
         logger: log.forRequest(extra.sendNotification),
+        serverLogger: deps.logger,
         signal: extra.signal,
         ingest: deps.ingest,
         model: sessionModel(),

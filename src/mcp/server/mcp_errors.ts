@@ -1,6 +1,8 @@
 /** @module Engram errors as JSON-RPC errors, for the parts of MCP that are not tool calls. */
 import { ErrorCode, type JSONRPCMessage, McpError } from "../sdk.ts";
-import { EngramError, toEngramError } from "../../core/errors.ts";
+import { EngramError } from "../../core/errors.ts";
+import { concealInternal } from "../../core/internal_errors.ts";
+import type { Logger } from "../../core/logger.ts";
 
 /** JSON-RPC code for a resource that does not exist (MCP 2025-11-25, resources). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -18,17 +20,22 @@ export function resourceNotFound(uri: string, message = `resource ${uri} not fou
 /**
  * Anything thrown by a prompt, resource read or completion as a JSON-RPC error. A missing brain or
  * document is -32002 when a resource URI named it, else a bad argument (-32602); so are invalid
- * arguments. Anything else is -32603, with the engram code in `data`.
+ * arguments. Anything else is -32603, with the engram code in `data`; an internal error's detail
+ * goes to `serverLogger` under a reference, and the client gets only the reference.
  */
-export function toMcpError(err: unknown, options: { uri?: string } = {}): McpError {
+export function toMcpError(
+  err: unknown,
+  options: { serverLogger: Logger; what: string; uri?: string },
+): McpError {
   if (err instanceof McpError) return err;
-  const e = toEngramError(err);
+  const e = concealInternal(err, { logger: options.serverLogger, what: options.what });
   const missing = e.code === "not_found" || e.code === "no_brain";
   if (missing && options.uri !== undefined) return resourceNotFound(options.uri, e.message);
   if (missing || e.code === "invalid_argument" || e.code === "forbidden") {
     return new McpError(ErrorCode.InvalidParams, e.message, { code: e.code });
   }
-  return new McpError(ErrorCode.InternalError, e.message, {
+  const message = e.code === "internal" ? `internal: ${e.message}` : e.message;
+  return new McpError(ErrorCode.InternalError, message, {
     code: e.code === "busy" ? "conflict" : e.code,
     retryable: e.retryable,
   });

@@ -60,7 +60,6 @@ export function registerPrompts(server: Server, ctx: AuditContext): void {
       };
     } catch (err) {
       const code = auditCodeOf(err);
-      if (code === "internal") ctx.logger.error(`prompt ${name} failed`, { error: String(err) });
       await auditCall(ctx, {
         kind: "prompt",
         name: name.slice(0, MAX_AUDIT_NAME),
@@ -69,7 +68,7 @@ export function registerPrompts(server: Server, ctx: AuditContext): void {
         brainId,
         started,
       });
-      throw toMcpError(err);
+      throw toMcpError(err, { serverLogger: ctx.serverLogger, what: `prompt ${name}` });
     }
   });
 }

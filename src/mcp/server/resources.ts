@@ -72,7 +72,9 @@ const TEMPLATES: ResourceTemplate[] = [
 /** Registers the resource handlers (subscriptions are in subscriptions.ts). */
 export function registerResources(server: Server, deps: ResourceDeps): void {
   handleStrictly(server, ListResourcesRequestSchema, async (request) => {
-    const brains = await deps.service.listBrains(deps.caller);
+    const brains = await deps.service.listBrains(deps.caller).catch((err) => {
+      throw toMcpError(err, { serverLogger: deps.serverLogger, what: "resources/list" });
+    });
     const all: Resource[] = [
       ...FIXED,
       ...brains.map((b) => ({
@@ -114,9 +116,8 @@ export function registerResources(server: Server, deps: ResourceDeps): void {
       return { contents: [{ uri, mimeType: out.mimeType, text: out.text }] };
     } catch (err) {
       const code = auditCodeOf(err);
-      if (code === "internal") deps.logger.error(`resource ${name} failed`, { error: String(err) });
       await auditCall(deps, { kind: "resource", name, args: { uri }, errorCode: code, started });
-      throw toMcpError(err, { uri });
+      throw toMcpError(err, { uri, serverLogger: deps.serverLogger, what: `resource ${name}` });
     }
   });
 }

@@ -9,6 +9,7 @@ import type { DocumentChange } from "../../core/change_feed.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { Brain, CallerContext } from "../../core/types.ts";
+import { toMcpError } from "./mcp_errors.ts";
 import { parseResourceUri, type ResourceTarget } from "./resource_uris.ts";
 import { handleStrictly } from "./strict_handler.ts";
 
@@ -17,6 +18,8 @@ export interface SubscriptionDeps {
   service: MemoryService;
   caller: CallerContext;
   logger: Logger;
+  /** The process's own log, never forwarded to the client: where internal error detail goes. */
+  serverLogger: Logger;
 }
 
 /**
@@ -68,7 +71,10 @@ export function registerSubscriptions(server: Server, deps: SubscriptionDeps): (
     );
     if (!stopWatching && !key.startsWith("other:")) {
       // Other processes' changes are found by polling the brains this session may see.
-      const ids = (await deps.service.listBrains(deps.caller)).map((b) => b.id);
+      const brains = await deps.service.listBrains(deps.caller).catch((err) => {
+        throw toMcpError(err, { serverLogger: deps.serverLogger, what: "resources/subscribe" });
+      });
+      const ids = brains.map((b) => b.id);
       stopWatching ??= deps.service.changes.watch(ids);
     }
     return {};

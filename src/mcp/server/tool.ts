@@ -12,7 +12,10 @@ import type { JobRunner } from "../../ingest/job_runner.ts";
 export interface ToolContext {
   service: MemoryService;
   caller: CallerContext;
+  /** This session's log: stderr, and the client once it set a level (logging/setLevel). */
   logger: Logger;
+  /** The process's own log, never forwarded to the client: where internal error detail goes. */
+  serverLogger: Logger;
   signal: AbortSignal;
   /** Ingestion settings; absent where ingestion is not offered. */
   ingest?: IngestContext;

@@ -1,6 +1,7 @@
 /** @module Validating, running, auditing and shaping the result of one tool call. */
 import type { CallToolResult } from "../sdk.ts";
-import { EngramError, toEngramError } from "../../core/errors.ts";
+import { EngramError } from "../../core/errors.ts";
+import { concealInternal } from "../../core/internal_errors.ts";
 import { tierAllows } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
 import { auditCall } from "./audit.ts";
@@ -30,11 +31,9 @@ export async function dispatchTool(
       structuredContent: out as Record<string, unknown>,
     };
   } catch (err) {
-    const e = toEngramError(err);
-    if (e.code === "internal") {
-      ctx.logger.error(`tool ${tool.name} failed`, { error: String(e.cause ?? e) });
-    }
-    result = toolErrorResult(e);
+    result = toolErrorResult(
+      concealInternal(err, { logger: ctx.serverLogger, what: `tool ${tool.name}` }),
+    );
   }
   await auditCall(ctx, {
     kind: "tool",
