@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tokens: async () => (await import("./commands/tokens.ts")).tokensCommand,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
+  backup: async () => (await import("./commands/backup.ts")).backupCommand,
+  restore: async () => (await import("./commands/restore.ts")).restoreCommand,
   mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
   version: async () => (await import("./commands/version.ts")).versionCommand,
 };
@@ -38,6 +40,8 @@ commands:
   tokens                 create, list or revoke bearer tokens for engram serve (HTTP)
   export DIR             write a brain out as markdown files with front matter
   import DIR             read a folder of markdown files (a vault) into a brain
+  backup FILE            write a consistent copy of the database, even while engram runs
+  restore FILE           replace the database with a backup (engram must not be running)
   mcp report             summarise the audit log of MCP calls (per tool and client)
   version                print version information
 

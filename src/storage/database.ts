@@ -72,7 +72,7 @@ function describeOpenError(file: string, err: unknown): EngramError {
   if (/not a database|malformed|corrupt/i.test(msg)) {
     return new EngramError(
       "internal",
-      `database ${file} is not a SQLite database or is corrupt (${msg}); move it aside or restore a backup, or point --data at another directory`,
+      `database ${file} is not a SQLite database or is corrupt (${msg}); move it aside, restore a backup with: engram restore FILE --force, or point --data at another directory`,
       { cause: err },
     );
   }
