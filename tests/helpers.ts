@@ -65,7 +65,12 @@ export interface CliResult {
 /** Runs `engram ARGS` as a subprocess (cwd: the data dir, so no repo config is picked up). */
 export async function runEngram(
   args: string[],
-  options: { dataDir: string; stdin?: string; env?: Record<string, string>; cwd?: string },
+  options: {
+    dataDir: string;
+    stdin?: string | Uint8Array;
+    env?: Record<string, string>;
+    cwd?: string;
+  },
 ): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
     args: engramCommandArgs(args),
@@ -78,7 +83,8 @@ export async function runEngram(
   }).spawn();
   if (options.stdin !== undefined) {
     const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(options.stdin));
+    const { stdin } = options;
+    await w.write(typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin);
     await w.close();
   }
   const out = await child.output();

@@ -1,5 +1,6 @@
 /** @module The configuration file's schema (zod) and defaults. */
 import { z } from "zod";
+import { HOST_PATTERN_FORMS, parseHostPattern } from "../core/host_pattern.ts";
 
 /** Log levels, lowest first (RFC 5424 names, as MCP logging uses). */
 export const LOG_LEVELS = [
@@ -88,7 +89,11 @@ export const ConfigSchema = z.strictObject({
     mcp_servers: z.array(z.looseObject({ name: z.string().min(1) })).default([]),
   }).default({ stdio_allowed_commands: [], allowed_file_roots: [], mcp_servers: [] }),
   ingest: z.strictObject({
-    allowed_url_hosts: z.array(z.string().min(1)).default([]),
+    allowed_url_hosts: z.array(
+      z.string().min(1).refine((entry) => parseHostPattern(entry) !== null, {
+        error: (issue) => `"${issue.input}" is not ${HOST_PATTERN_FORMS}`,
+      }),
+    ).default([]).describe("Internal hosts URL ingestion may fetch: host, host:port, [v6]:port"),
     queue_bytes: z.coerce.number().int().min(0).default(2 * 1024 * 1024),
     url_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
     job_lease_ms: z.coerce.number().int().min(100).default(30_000),

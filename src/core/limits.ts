@@ -1,8 +1,25 @@
 /** @module Input limits from TOOLS.md, in one place so schemas, service and docs agree. */
 
-/** Wire limits for the memory tools. */
+/**
+ * Wire limits for the memory tools, and the size limits of the ways in: one tool call
+ * (`rememberContentChars`) is smaller than a file ingestion (`ingestFileBytes`), and every document
+ * stored by any way is at most `documentChars`, which vault import therefore accepts back.
+ */
 export const LIMITS = {
-  contentChars: 5_000_000,
+  /** Content of one memory_remember or memory_update call (and `engram remember`). */
+  rememberContentChars: 5_000_000,
+  /** A file memory_ingest_file or `engram ingest` reads: 25 MiB. */
+  ingestFileBytes: 25 * 1024 * 1024,
+  /**
+   * Content of any stored document, whatever wrote it: 64 Mi characters, room for a 25 MiB text
+   * file and for what a PDF or chat transcript of that size extracts to.
+   */
+  documentChars: 64 * 1024 * 1024,
+  /**
+   * A note `engram import` reads: a document of `documentChars` UTF-8 characters (at most 3 bytes
+   * each) plus its front matter.
+   */
+  importFileBytes: 256 * 1024 * 1024,
   titleChars: 512,
   pathChars: 1024,
   tags: 64,

@@ -9,6 +9,7 @@ import type {
 } from "./service_types.ts";
 import { EngramError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
+import { LIMITS } from "./limits.ts";
 import { newId } from "./ids.ts";
 import { chunkMarkdown } from "./markdown/chunker.ts";
 import { parseLinks } from "./markdown/links.ts";
@@ -166,6 +167,13 @@ export class MemoryService {
     args: RememberArgs,
     options: WriteOptions,
   ): Promise<{ doc: DocumentRecord; chunkCount: number | null; embedded: number }> {
+    // The one ceiling every way in shares, so whatever was stored can be exported and imported back.
+    if (args.content.length > LIMITS.documentChars) {
+      throw new EngramError(
+        "file_too_large",
+        `content is ${args.content.length} characters; a document holds at most ${LIMITS.documentChars} — split it`,
+      );
+    }
     const brain = await this.brain(caller, args.brain);
     const title = args.title ?? deriveTitle(args.content);
     const path = normalizePath(args.path ?? derivePath(title));

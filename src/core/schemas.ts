@@ -37,7 +37,7 @@ export const SearchInput = z.object({
 
 /** memory_remember input. */
 export const RememberInput = z.object({
-  content: z.string().min(1).max(LIMITS.contentChars).describe("Markdown content"),
+  content: z.string().min(1).max(LIMITS.rememberContentChars).describe("Markdown content"),
   title: z.string().min(1).max(LIMITS.titleChars).optional().describe(
     "Else the first heading, else the first line",
   ),
@@ -60,7 +60,7 @@ export const GetInput = z.object({
 export const UpdateInput = z.object({
   ...ref,
   brain,
-  content: z.string().min(1).max(LIMITS.contentChars).optional(),
+  content: z.string().min(1).max(LIMITS.rememberContentChars).optional(),
   title: z.string().min(1).max(LIMITS.titleChars).optional(),
   tags: tags.optional().describe("Replaces the tags"),
   metadata: metadata.optional().describe("Merged into the metadata; a null value removes the key"),

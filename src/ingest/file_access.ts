@@ -1,9 +1,10 @@
 /** @module Reading a file an agent asked for: only under the allowed roots, symlinks resolved first, size-capped. */
 import { resolve } from "node:path";
 import { EngramError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
 
 /** memory_ingest_file reads at most 25 MiB. */
-export const MAX_FILE_BYTES = 25 * 1024 * 1024;
+export const MAX_FILE_BYTES = LIMITS.ingestFileBytes;
 
 /** A file that passed the checks. */
 export interface CheckedFile {

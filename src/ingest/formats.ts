@@ -1,6 +1,6 @@
 /** @module Source formats: telling them apart, and turning bytes into markdown with title, tags and metadata. */
 import { EngramError } from "../core/errors.ts";
-import { readFrontMatter } from "../core/markdown/front_matter.ts";
+import { readNote } from "../core/markdown/front_matter.ts";
 import type { Metadata } from "../core/types.ts";
 import { pdfToMarkdown } from "./pdf.ts";
 import { jsonToMarkdown } from "./transcript.ts";
@@ -105,12 +105,10 @@ export async function extract(
   if (format === "text") {
     return { content: text, metadata: { source_format: "text" }, contentType: "text/plain" };
   }
-  const { front, body } = readFrontMatter(text);
+  const note = readNote(text);
   return {
-    content: body.trim() === "" ? text : body,
-    title: front?.title,
-    tags: front?.tags.length ? front.tags : undefined,
-    metadata: { ...front?.metadata, source_format: "markdown" },
+    ...note,
+    metadata: { ...note.metadata, source_format: "markdown" },
     contentType: "text/markdown",
   };
 }

@@ -22,12 +22,15 @@ export async function ingestUrl(
     url: string;
     brain?: string;
     allowHosts: readonly string[];
+    /** See FetchOptions.allowFlag: only the operator CLI passes one. */
+    allowFlag?: string;
     timeoutMs: number;
     signal?: AbortSignal;
   },
 ): Promise<IngestResponse> {
   const body = await fetchUrl(args.url, {
     allowHosts: args.allowHosts,
+    allowFlag: args.allowFlag,
     timeoutMs: args.timeoutMs,
     signal: args.signal,
   });

@@ -8,13 +8,25 @@
  * itself (with the original Host header and TLS name), which Deno's fetch does not offer.
  */
 import { EngramError } from "../core/errors.ts";
+import {
+  HOST_PATTERN_FORMS,
+  type HostPattern,
+  hostPatternAllows,
+  hostPatternEntry,
+  parseHostPattern,
+} from "../core/host_pattern.ts";
 import { VERSION } from "../version.ts";
 import { blockedReason, isBlockedHostname, normalizeHost, parseIp } from "./address_policy.ts";
 
 /** Options for `fetchUrl`. */
 export interface FetchOptions {
-  /** Hosts (names as written in URLs, or IPs) fetched even when their address is blocked. */
+  /**
+   * Hosts fetched even when their address is blocked: `host` (any port), `host:port` or
+   * `[ipv6]:port` — names as written in URLs, or IPs.
+   */
   allowHosts: readonly string[];
+  /** A flag that allows a host for one run, named in refusals (the operator CLI's `--allow-host`). */
+  allowFlag?: string;
   /** Time limit for the whole fetch, redirects and body included (default 15000 ms). */
   timeoutMs?: number;
   /** Body cap in bytes (default 5 MiB). */
@@ -49,7 +61,8 @@ const HEADERS = {
 /** State shared by every hop of one fetch. */
 interface FetchContext {
   readonly start: string;
-  readonly allow: ReadonlySet<string>;
+  readonly allow: readonly HostPattern[];
+  readonly allowFlag?: string;
   readonly signal: AbortSignal;
   readonly timeout: AbortSignal;
   readonly timeoutMs: number;
@@ -138,8 +151,13 @@ async function addressesOf(ctx: FetchContext, url: URL, host: string): Promise<s
 /** Refuses a URL whose host is blocked by name or resolves to any blocked address. */
 async function checkAddress(ctx: FetchContext, url: URL): Promise<void> {
   const host = normalizeHost(url.hostname.replace(/^\[|\]$/g, ""));
-  if (ctx.allow.has(host)) return;
-  const hint = "allow it with ingest.allowed_url_hosts in the config";
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  const allows = (h: string) => ctx.allow.some((p) => hostPatternAllows(p, { host: h, port }));
+  if (allows(host)) return;
+  const entry = hostPatternEntry(host, port);
+  const hint = ctx.allowFlag
+    ? `allow it for this run with ${ctx.allowFlag} ${entry}, or always with ingest.allowed_url_hosts in the config`
+    : `allow it with ingest.allowed_url_hosts in the config (e.g. "${entry}")`;
   if (isBlockedHostname(host)) {
     throw new EngramError(
       "forbidden",
@@ -149,7 +167,7 @@ async function checkAddress(ctx: FetchContext, url: URL): Promise<void> {
   for (const address of await addressesOf(ctx, url, host)) {
     const normalized = normalizeHost(address);
     const reason = blockedReason(normalized);
-    if (reason && !ctx.allow.has(normalized)) {
+    if (reason && !allows(normalized)) {
       const via = normalized === host ? "" : ` (${host} resolves to it)`;
       throw new EngramError(
         "forbidden",
@@ -240,6 +258,18 @@ async function readCapped(
   return bytes;
 }
 
+/** A parsed allowlist entry, its host spelt as checkAddress spells hosts. */
+function allowPattern(entry: string): HostPattern {
+  const pattern = parseHostPattern(entry);
+  if (!pattern) {
+    throw new EngramError(
+      "invalid_argument",
+      `allowed host "${entry}" is not ${HOST_PATTERN_FORMS}`,
+    );
+  }
+  return { ...pattern, host: normalizeHost(pattern.host) };
+}
+
 /**
  * Fetches an http(s) URL for ingestion, refusing blocked addresses on every redirect hop,
  * enforcing the time limit and the body cap; failures are EngramErrors.
@@ -251,7 +281,8 @@ export async function fetchUrl(url: string, options: FetchOptions): Promise<Fetc
   const timeout = AbortSignal.timeout(timeoutMs);
   const ctx: FetchContext = {
     start: url,
-    allow: new Set(options.allowHosts.map((h) => normalizeHost(h.replace(/^\[|\]$/g, "")))),
+    allow: options.allowHosts.map(allowPattern),
+    allowFlag: options.allowFlag,
     signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
     timeout,
     timeoutMs,

@@ -62,8 +62,8 @@ export interface ImportSummary extends VaultSummary {
 
 /**
  * Writes every live document of a brain to `DIR/<document path>` (`.md` appended when missing) with
- * front matter: id, title, tags, created_at, updated_at, and every other metadata key under
- * `metadata` (internal keys such as `source_hash` included, so a re-import stays a no-op). Existing
+ * front matter (see writeFrontMatter): title, tags and metadata keys flat, engram's id, timestamps
+ * and internal keys such as `source_hash` under `engram:` (so a re-import stays a no-op). Existing
  * files are overwritten; nothing is written through a symbolic link or outside `DIR`.
  */
 export async function exportVault(
@@ -235,7 +235,18 @@ async function importFile(
   options: { brainId: string; dir: string; file: string },
 ): Promise<boolean> {
   const { brainId, dir, file } = options;
-  const text = decodeNote(await Deno.readFile(join(dir, ...file.split("/"))), file);
+  const full = join(dir, ...file.split("/"));
+  const { size } = await Deno.stat(full);
+  // Only a guard against reading a huge stray file: the document limit is the service's.
+  if (size > LIMITS.importFileBytes) {
+    throw new EngramError(
+      "file_too_large",
+      `${file} is ${mebibytes(size)} MiB; import reads notes of at most ${
+        mebibytes(LIMITS.importFileBytes)
+      } MiB — split it`,
+    );
+  }
+  const text = decodeNote(await Deno.readFile(full), file);
   const { front, body } = readFrontMatter(text);
   const fm: FrontMatter = front ?? { tags: [], metadata: {} };
   const metadata: Metadata = { ...fm.metadata };
@@ -276,7 +287,7 @@ async function importFile(
   return !live || doc.version !== existing.version;
 }
 
-/** UTF-8 text of a note, or `invalid_argument` for binary and `file_too_large` for huge files. */
+/** UTF-8 text of a note, or `invalid_argument` for binary. */
 function decodeNote(bytes: Uint8Array, file: string): string {
   let text: string | null = null;
   try {
@@ -289,13 +300,11 @@ function decodeNote(bytes: Uint8Array, file: string): string {
       `${file} ${why}; save it as UTF-8 markdown or move it out of the vault`,
     );
   }
-  if (text.length > LIMITS.contentChars) {
-    throw new EngramError(
-      "file_too_large",
-      `${file} has ${text.length} characters; the limit is ${LIMITS.contentChars} — split it`,
-    );
-  }
   return text;
+}
+
+function mebibytes(bytes: number): string {
+  return (bytes / 1048576).toFixed(bytes % 1048576 === 0 ? 0 : 1);
 }
 
 function summaryOf(

@@ -174,7 +174,7 @@ Deno.test("remember a file that is not UTF-8 fails with a clear message", async 
   await using dir = await tempDir();
   await Deno.writeFile(`${dir.path}/blob.md`, new Uint8Array([0x23, 0x20, 0xff, 0xfe, 0xc3, 0x28]));
   const r = await runEngram(["remember", "blob.md"], { dataDir: dir.path });
-  assertFails(r, 2, /blob\.md is not UTF-8/);
+  assertFails(r, 2, /blob\.md is not valid UTF-8 text/);
 });
 
 Deno.test("remember - with empty stdin is a usage error naming content", async () => {

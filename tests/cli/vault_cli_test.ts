@@ -110,11 +110,11 @@ Deno.test("export, import into brain b and export again give the same files apar
   // Front matter read by the CLI (env revoked) survives: title, tags as a list, other keys.
   assert.match(
     a.get("/notes/Café ☕.md")!,
-    /^title: Café notes\ntags:\n {2}- coffee\n {2}- food\n[^]*^metadata:\n {2}rating: 5\n---\n\nEspresso/m,
+    /^---\ntitle: Café notes\ntags:\n {2}- coffee\n {2}- food\nrating: 5\nengram:\n {2}id: doc_\w+\n[^]*---\n\nEspresso/,
   );
-  const noId = (t: string) => t.replace(/^id: doc_\w+\n/m, "");
+  const noId = (t: string) => t.replace(/^ {2}id: doc_\w+\n/m, "");
   for (const [file, text] of a) {
-    assert.match(text, /^---\nid: doc_\w+\ntitle: /, file);
+    assert.match(text, /^---\ntitle: [^]*\nengram:\n {2}id: doc_\w+\n/, file);
     assert.notEqual(text, b.get(file), `${file}: brain b has new ids`);
     assert.equal(noId(b.get(file)!), noId(text), file);
   }

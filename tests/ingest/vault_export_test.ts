@@ -21,7 +21,30 @@ Deno.test("export writes one file per live document: front matter, a blank line,
   assert.equal(summary.documents, 2);
   assert.deepEqual(summary.failed, []);
   const text = await Deno.readTextFile(`${out}/memory/global/running.md`);
-  assert.ok(text.startsWith(`---\nid: ${doc.id}\ntitle: Running\n`), text);
+  // Obsidian's Properties view: title, tags and user keys flat; engram's own keys under `engram:`.
+  assert.equal(
+    text,
+    [
+      "---",
+      "title: Running",
+      "tags:",
+      "  - sport",
+      "  - health",
+      "rating: 4",
+      "done: false",
+      "engram:",
+      `  id: ${doc.id}`,
+      `  created_at: ${doc.created_at}`,
+      `  updated_at: ${doc.updated_at}`,
+      "  source_hash: abc",
+      "---",
+      "",
+      "# Running",
+      "",
+      "Intervals on Tuesday.",
+      "",
+    ].join("\n"),
+  );
   assert.ok(text.endsWith(`---\n\n# Running\n\nIntervals on Tuesday.\n`), text);
   const { front, body } = readFrontMatter(text);
   assert.deepEqual(front, {

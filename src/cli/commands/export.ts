@@ -12,7 +12,8 @@ export const EXPORT_SPEC: CommandSpec = {
   name: "export",
   usage: "engram export DIR [--brain SLUG] [--json]",
   summary: "Write every live document of a brain to DIR/<document path> as markdown with YAML " +
-    "front matter (id, title, tags, created_at, updated_at, metadata). DIR is created when " +
+    "front matter: title, tags and metadata keys at the top level (as Obsidian shows them), " +
+    "id, created_at and updated_at under engram:. DIR is created when " +
     "missing; existing files are overwritten. Read it back with engram import.",
   options: {
     brain: BRAIN_OPTION,

@@ -1,5 +1,6 @@
 /** @module `engram ingest PATH|URL...`: files, folders and web pages into a brain. */
 import { EngramError, toEngramError } from "../../core/errors.ts";
+import { HOST_PATTERN_FORMS, parseHostPattern } from "../../core/host_pattern.ts";
 import type { IngestResponse } from "../../core/types.ts";
 import { type Format, formatOf, FORMATS } from "../../ingest/formats.ts";
 import { ingestFile } from "../../ingest/ingest_file.ts";
@@ -15,7 +16,7 @@ import { BATCH_ROLLED_BACK } from "../../storage/sqlite_store.ts";
 export const INGEST_SPEC: CommandSpec = {
   name: "ingest",
   usage:
-    "engram ingest PATH|URL... [--brain SLUG] [--glob PATTERN] [--exclude PATTERN]... [--as FORMAT] [--json]",
+    "engram ingest PATH|URL... [--brain SLUG] [--glob PATTERN] [--exclude PATTERN]... [--as FORMAT] [--allow-host HOST[:PORT]]... [--json]",
   summary:
     "Ingest files, folders and web pages. A folder is walked (its .gitignore files are honoured, dot-folders skipped)\nand stored under /ingest/<folder>/...; a file under /ingest/<name>; a URL under /ingest/web/<host>/....\nUnchanged files are skipped. Failures are listed and the rest still ingested; the exit code is 1 if any failed.",
   options: {
@@ -32,6 +33,12 @@ export const INGEST_SPEC: CommandSpec = {
     as: {
       type: "string",
       help: "FORMAT  markdown, text, pdf or json (else from each file's extension)",
+    },
+    "allow-host": {
+      type: "string",
+      multiple: true,
+      help:
+        "HOST[:PORT]  fetch this loopback or private host for this run (as ingest.allowed_url_hosts)",
     },
     json: { type: "boolean", help: "print a JSON summary" },
   },
@@ -57,6 +64,12 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
   if (as !== undefined && !(FORMATS as readonly string[]).includes(as)) {
     throw usageError(INGEST_SPEC, `--as must be one of ${FORMATS.join(", ")}, got "${as}"`);
   }
+  const allowHosts = (args.values["allow-host"] as string[] | undefined) ?? [];
+  for (const entry of allowHosts) {
+    if (!parseHostPattern(entry)) {
+      throw usageError(INGEST_SPEC, `--allow-host "${entry}" is not ${HOST_PATTERN_FORMS}`);
+    }
+  }
   const started = performance.now();
   const items = await expand(args.positionals, {
     cwd: ctx.cwd,
@@ -81,7 +94,9 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
             ? await ingestUrl(runtime.service, CLI_CALLER, {
               url: item.source,
               brain: args.values.brain as string | undefined,
-              allowHosts: config.ingest.allowed_url_hosts,
+              // The operator's own run may reach what agents (memory_ingest_url) never can.
+              allowHosts: [...config.ingest.allowed_url_hosts, ...allowHosts],
+              allowFlag: "--allow-host",
               timeoutMs: config.ingest.url_timeout_ms,
             })
             : await ingestFile(runtime.service, CLI_CALLER, {

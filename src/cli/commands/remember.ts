@@ -1,7 +1,9 @@
 /** @module `engram remember`: store a markdown file or stdin as a document. */
 import { EngramError } from "../../core/errors.ts";
+import { readNote } from "../../core/markdown/front_matter.ts";
 import { RememberInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
+import { decodeUtf8 } from "../../ingest/formats.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -10,8 +12,9 @@ import { CLI_CALLER, withRuntime } from "../runtime.ts";
 export const REMEMBER_SPEC: CommandSpec = {
   name: "remember",
   usage: "engram remember [--title T] [--tag X]... [--path P] [--brain SLUG] [--json] (FILE | -)",
-  summary:
-    "Store a markdown document from FILE, or from stdin with -. The same path again makes a new version.",
+  summary: "Store a markdown document from FILE, or from stdin with -. Front matter gives the " +
+    "title, tags and metadata (--title wins; --tag adds). Binary input is refused. The same path " +
+    "again makes a new version.",
   options: {
     title: { type: "string", help: "T  title (else the first heading, else the first line)" },
     tag: { type: "string", multiple: true, help: "X  a tag" },
@@ -27,15 +30,21 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   const args = parseOrHelp(argv, REMEMBER_SPEC, ctx.out);
   if (!args) return 0;
   const source = args.positionals[0];
-  const content = source === "-"
-    ? await new Response(ctx.stdin).text()
+  const bytes = source === "-"
+    ? new Uint8Array(await new Response(ctx.stdin).arrayBuffer())
     : await readFile(source, ctx.cwd);
+  // Stdin and files pass the same text check and front matter reading as `engram ingest`.
+  const note = readNote(decodeUtf8(bytes, source === "-" ? "stdin" : source));
+  const tags = [
+    ...new Set([...(note.tags ?? []), ...((args.values.tag as string[] | undefined) ?? [])]),
+  ];
   const input = parseInput(RememberInput, {
-    content,
-    title: args.values.title,
-    tags: args.values.tag,
+    content: note.content,
+    title: args.values.title ?? note.title,
+    tags: tags.length ? tags : undefined,
     path: args.values.path,
     brain: args.values.brain,
+    metadata: Object.keys(note.metadata).length ? note.metadata : undefined,
   }, "remember");
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const doc = await runtime.service.remember(CLI_CALLER, input);
@@ -47,20 +56,11 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   });
 }
 
-async function readFile(file: string, cwd: string): Promise<string> {
+async function readFile(file: string, cwd: string): Promise<Uint8Array> {
   const path = file.startsWith("/") ? file : `${cwd}/${file}`;
   try {
-    const bytes = await Deno.readFile(path);
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw new EngramError(
-        "invalid_argument",
-        `${file} is not UTF-8 text; remember takes markdown or text files`,
-      );
-    }
+    return await Deno.readFile(path);
   } catch (err) {
-    if (err instanceof EngramError) throw err;
     if (err instanceof Deno.errors.NotFound) {
       throw new EngramError("not_found", `file ${file} does not exist`);
     }

@@ -1,4 +1,8 @@
-/** @module YAML front matter: reading it into title, tags and metadata, and writing it back. */
+/**
+ * @module YAML front matter: reading it into title, tags and metadata, and writing it back in the
+ * layout Obsidian's Properties view shows: `title`, `tags` (a list) and the user's keys flat at the
+ * top level, engram's own keys under one `engram:` map.
+ */
 import { parse, stringify } from "yaml";
 import type { Metadata, MetadataValue } from "../types.ts";
 import { frontMatterLength } from "./structure.ts";
@@ -14,7 +18,12 @@ export interface FrontMatter {
   metadata: Metadata;
 }
 
+/** Top-level keys read as document fields, never as metadata (`engram` only when it is a map). */
 const RESERVED = new Set(["id", "title", "tags", "tag", "created_at", "updated_at", "metadata"]);
+/** The map holding engram's own keys in the written layout. */
+const ENGRAM_KEY = "engram";
+/** Metadata engram keeps for itself (re-ingest detection): written under `engram:`, not shown flat. */
+const ENGRAM_METADATA = new Set(["source_hash"]);
 
 /** Splits leading front matter from the body. Invalid YAML is left in the body, untouched. */
 export function readFrontMatter(text: string): { front: FrontMatter | null; body: string } {
@@ -30,37 +39,83 @@ export function readFrontMatter(text: string): { front: FrontMatter | null; body
     return { front: null, body: text };
   }
   if (data === null || data === undefined) data = {};
-  if (typeof data !== "object" || Array.isArray(data)) return { front: null, body: text };
-  const record = data as Record<string, unknown>;
+  if (!isMap(data)) return { front: null, body: text };
+  const own = isMap(data[ENGRAM_KEY]) ? data[ENGRAM_KEY] : {};
   const metadata: Metadata = {};
-  const nested = record.metadata;
-  if (nested && typeof nested === "object" && !Array.isArray(nested)) {
-    for (const [k, v] of Object.entries(nested)) setValue(metadata, k, v);
+  // The old layout nested user keys under `metadata:`; hand-written notes have them flat.
+  if (isMap(data.metadata)) {
+    for (const [k, v] of Object.entries(data.metadata)) setValue(metadata, k, v);
   }
-  for (const [k, v] of Object.entries(record)) if (!RESERVED.has(k)) setValue(metadata, k, v);
+  for (const [k, v] of Object.entries(data)) {
+    if (!RESERVED.has(k) && !(k === ENGRAM_KEY && isMap(v))) setValue(metadata, k, v);
+  }
+  for (const k of ENGRAM_METADATA) if (k in own) setValue(metadata, k, own[k]);
+  // User keys that collide with a reserved name were written under engram.metadata.
+  if (isMap(own.metadata)) {
+    for (const [k, v] of Object.entries(own.metadata)) setValue(metadata, k, v);
+  }
   return {
     front: {
-      id: stringOf(record.id),
-      title: stringOf(record.title),
-      tags: tagsOf(record.tags ?? record.tag),
-      created_at: timeOf(record.created_at),
-      updated_at: timeOf(record.updated_at),
+      id: stringOf(own.id) ?? stringOf(data.id),
+      title: stringOf(data.title),
+      tags: tagsOf(data.tags ?? data.tag),
+      created_at: timeOf(own.created_at) ?? timeOf(data.created_at),
+      updated_at: timeOf(own.updated_at) ?? timeOf(data.updated_at),
       metadata,
     },
     body: text.slice(length).replace(/^\r?\n/, ""),
   };
 }
 
-/** Renders a front matter block (with the closing `---` and a newline) for a document. */
+/**
+ * Renders a front matter block (with the closing `---` and a newline) for a document: `title`,
+ * `tags`, the metadata keys flat, then `engram:` with id, timestamps, engram's own metadata and,
+ * under `engram.metadata`, user keys whose names are reserved at the top level.
+ */
 export function writeFrontMatter(front: FrontMatter): string {
   const data: Record<string, unknown> = {};
-  if (front.id) data.id = front.id;
+  const own: Record<string, unknown> = {};
+  const colliding: Metadata = {};
   if (front.title) data.title = front.title;
   if (front.tags.length) data.tags = front.tags;
-  if (front.created_at) data.created_at = front.created_at;
-  if (front.updated_at) data.updated_at = front.updated_at;
-  if (Object.keys(front.metadata).length) data.metadata = front.metadata;
+  for (const [k, v] of Object.entries(front.metadata)) {
+    if (ENGRAM_METADATA.has(k)) own[k] = v;
+    else if (RESERVED.has(k) || k === ENGRAM_KEY) colliding[k] = v;
+    else data[k] = v;
+  }
+  if (front.id) own.id = front.id;
+  if (front.created_at) own.created_at = front.created_at;
+  if (front.updated_at) own.updated_at = front.updated_at;
+  if (Object.keys(colliding).length) own.metadata = colliding;
+  if (Object.keys(own).length) data[ENGRAM_KEY] = sortedOwn(own);
   return `---\n${stringify(data, { lineWidth: 0 })}---\n`;
+}
+
+/** A note read the way ingest and `engram remember` read markdown: content, title, tags, metadata. */
+export function readNote(
+  text: string,
+): { content: string; title?: string; tags?: string[]; metadata: Metadata } {
+  const { front, body } = readFrontMatter(text);
+  return {
+    // A note that is only front matter keeps it as its content rather than storing nothing.
+    content: body.trim() === "" ? text : body,
+    title: front?.title,
+    tags: front?.tags.length ? front.tags : undefined,
+    metadata: { ...front?.metadata },
+  };
+}
+
+/** engram's keys in a fixed order: id, timestamps, then the rest. */
+function sortedOwn(own: Record<string, unknown>): Record<string, unknown> {
+  const order = ["id", "created_at", "updated_at"];
+  const out: Record<string, unknown> = {};
+  for (const k of order) if (k in own) out[k] = own[k];
+  for (const [k, v] of Object.entries(own)) if (!order.includes(k)) out[k] = v;
+  return out;
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date);
 }
 
 function setValue(out: Metadata, key: string, value: unknown): void {
