@@ -21,6 +21,6 @@ export function groupHelpText(group: GroupSpec): string {
     return `  ${spec.usage}\n${summary}${options.length ? `\n${options.join("\n")}` : ""}`;
   });
   return `${group.summary}\n\nusage: ${group.usage}\n\ncommands:\n\n${sections.join("\n\n")}\n\n` +
-    `options of every command:\n${optionRows(GLOBAL_OPTIONS).join("\n")}\n\n` +
-    `see also: engram ${group.name} COMMAND --help\n`;
+    `options:\n${optionRows(GLOBAL_OPTIONS).join("\n")}\n\n` +
+    `every command takes these options as well as its own; see also: engram ${group.name} COMMAND --help\n`;
 }
