@@ -10,6 +10,7 @@ if (import.meta.main) {
     cwd: Deno.cwd(),
     out: consoleOutput({ noColor: (env.get("NO_COLOR") ?? "") !== "" }),
     stdin: Deno.stdin.readable,
+    stdinIsTerminal: Deno.stdin.isTerminal(),
     stdout: Deno.stdout.writable,
   });
   Deno.exit(code);

@@ -11,6 +11,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   remember: async () => (await import("./commands/remember.ts")).rememberCommand,
   ingest: async () => (await import("./commands/ingest.ts")).ingestCommand,
   search: async () => (await import("./commands/search.ts")).searchCommand,
+  get: async () => (await import("./commands/get.ts")).getCommand,
+  list: async () => (await import("./commands/list.ts")).listCommand,
+  forget: async () => (await import("./commands/forget.ts")).forgetCommand,
   ask: async () => (await import("./commands/ask.ts")).askCommand,
   consolidate: async () => (await import("./commands/consolidate.ts")).consolidateCommand,
   brains: async () => (await import("./commands/brains.ts")).brainsCommand,
@@ -34,9 +37,13 @@ commands:
   remember FILE|-        store a markdown document
   ingest PATH|URL...     ingest files, folders (walked) and web pages
   search QUERY           full-text search
+  get PATH|ID            print a document (--version N for an earlier one)
+  list                   list a brain's documents (--prefix P)
+  forget PATH|ID         forget a document (soft delete: its versions stay)
   ask QUESTION           answer a question from memory, with citations
   consolidate            compile summaries, promote recurring facts, prune old episodes
-  brains list|create     list or create brains
+  brains list|create|rename|delete
+                         list, create, rename or permanently delete brains
   tokens                 create, list or revoke bearer tokens for engram serve (HTTP)
   export DIR             write a brain out as markdown files with front matter
   import DIR             read a folder of markdown files (a vault) into a brain

@@ -91,14 +91,19 @@ export function usageError(spec: CommandSpec, message: string): EngramError {
 
 /** The --help text of a command. */
 export function helpText(spec: CommandSpec): string {
-  const rows = Object.entries({ ...spec.options, ...GLOBAL_OPTIONS }).map(([name, o]) => {
+  const rows = optionRows({ ...spec.options, ...GLOBAL_OPTIONS });
+  return `${spec.summary}\n\nusage: ${spec.usage}\n\noptions:\n${rows.join("\n")}\n`;
+}
+
+/** One aligned help line per option, indented by `indent` spaces (2 unless given). */
+export function optionRows(options: Record<string, OptionSpec>, indent = 2): string[] {
+  return Object.entries(options).map(([name, o]) => {
     const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}`;
     const [arg, ...desc] = o.type === "string" ? o.help.split("  ") : ["", o.help];
-    return `  ${`${flag} ${arg}`.padEnd(30)} ${desc.join("  ") || o.help}${
+    return `${" ".repeat(indent)}${`${flag} ${arg}`.padEnd(30)} ${desc.join("  ") || o.help}${
       o.multiple ? " (repeatable)" : ""
     }`;
   });
-  return `${spec.summary}\n\nusage: ${spec.usage}\n\noptions:\n${rows.join("\n")}\n`;
 }
 
 /** The config-related flags from parsed values. */

@@ -8,6 +8,8 @@ export interface CommandContext {
   cwd: string;
   out: Output;
   stdin: ReadableStream<Uint8Array>;
+  /** stdin is a terminal: a person can answer a confirmation prompt. */
+  stdinIsTerminal: boolean;
   stdout: WritableStream<Uint8Array>;
 }
 

@@ -1,9 +1,9 @@
-/** @module Brain resolution and creation, with caller access rules. */
+/** @module Brain resolution, creation, renaming and deletion, with caller access rules. */
 import { EngramError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { brainSlug } from "./markdown/naming.ts";
-import type { CreateBrainArgs } from "./schemas.ts";
-import type { MemoryStore } from "./store.ts";
+import type { CreateBrainArgs, RenameBrainArgs } from "./schemas.ts";
+import type { BrainDeletion, MemoryStore } from "./store.ts";
 import type { Brain, CallerContext } from "./types.ts";
 
 /** The brain every fresh database gets. */
@@ -80,4 +80,67 @@ export async function ensureDefaultBrain(store: MemoryStore): Promise<void> {
     // Another process created it first.
     if (!(err instanceof EngramError && err.code === "conflict")) throw err;
   }
+}
+
+/** What deleting a brain is about to remove, shown before the operator confirms. */
+export interface BrainDeletionPlan {
+  brain: Brain;
+  /** Live documents. */
+  documents: number;
+  /** Forgotten documents, whose versions go too. */
+  forgotten: number;
+}
+
+/** What a brain deletion did. */
+export type BrainDeletionResult = BrainDeletion & { brain: Brain };
+
+/**
+ * Deletes a brain and everything in it, permanently, once `options.confirm` (when given) agrees;
+ * null when it declines. The configured default brain is refused: every later command would fail
+ * to find it.
+ */
+export async function deleteBrain(
+  store: MemoryStore,
+  caller: CallerContext,
+  options: {
+    brain: string;
+    defaultBrain?: string;
+    confirm?: (plan: BrainDeletionPlan) => Promise<boolean>;
+  },
+): Promise<BrainDeletionResult | null> {
+  const brain = await resolveBrain(store, caller, { brain: options.brain });
+  if (isConfiguredDefault(brain, options.defaultBrain)) {
+    throw new EngramError(
+      "conflict",
+      `brain "${brain.slug}" is the configured default brain (default_brain "${options.defaultBrain}" in the config file, or ENGRAM_DEFAULT_BRAIN); point default_brain at another brain first`,
+    );
+  }
+  const stats = await store.stats(brain.id);
+  const plan = { brain, documents: stats.documents, forgotten: stats.deleted_documents };
+  if (options.confirm && !(await options.confirm(plan))) return null;
+  const done = await store.deleteBrain(brain.id, { at: new Date().toISOString() });
+  return { ...done, brain };
+}
+
+/**
+ * Changes a brain's name and/or slug. Tokens keep working: they hold brain ids. Changing the slug
+ * the configured default_brain names is refused, since every later command would fail to find it.
+ */
+export async function renameBrain(
+  store: MemoryStore,
+  caller: CallerContext,
+  args: RenameBrainArgs & { defaultBrain?: string },
+): Promise<Brain> {
+  const brain = await resolveBrain(store, caller, { brain: args.brain });
+  if (args.slug !== undefined && args.slug !== brain.slug && args.defaultBrain === brain.slug) {
+    throw new EngramError(
+      "conflict",
+      `brain "${brain.slug}" is the configured default brain (default_brain "${brain.slug}" in the config file, or ENGRAM_DEFAULT_BRAIN); set default_brain to its id ${brain.id} first, or rename without --slug`,
+    );
+  }
+  return await store.renameBrain(brain.id, { name: args.name, slug: args.slug });
+}
+
+function isConfiguredDefault(brain: Brain, defaultBrain: string | undefined): boolean {
+  return defaultBrain !== undefined && (defaultBrain === brain.slug || defaultBrain === brain.id);
 }

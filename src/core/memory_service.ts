@@ -1,5 +1,13 @@
 /** @module The memory service: every memory operation, independent of transport and storage. */
-import { accessibleBrains, createBrain, resolveBrain } from "./brains.ts";
+import {
+  accessibleBrains,
+  type BrainDeletionPlan,
+  type BrainDeletionResult,
+  createBrain,
+  deleteBrain,
+  renameBrain,
+  resolveBrain,
+} from "./brains.ts";
 import { mergeMetadata, notFound, refOf } from "./document_helpers.ts";
 import type {
   IngestInput,
@@ -17,8 +25,10 @@ import { derivePath, deriveTitle, normalizePath } from "./markdown/naming.ts";
 import type {
   CreateBrainArgs,
   GetArgs,
+  ListArgs,
   RefArgs,
   RememberArgs,
+  RenameBrainArgs,
   SearchArgs,
   TimelineArgs,
   UpdateArgs,
@@ -91,6 +101,27 @@ export class MemoryService {
   /** Creates a brain. */
   createBrain(args: CreateBrainArgs): Promise<Brain> {
     return createBrain(this.store, args);
+  }
+
+  /** Renames a brain (name, slug or both); the configured default brain keeps its slug. */
+  renameBrain(caller: CallerContext, args: RenameBrainArgs): Promise<Brain> {
+    return renameBrain(this.store, caller, { ...args, defaultBrain: this.#defaultBrain });
+  }
+
+  /**
+   * Deletes a brain and everything in it, permanently, once `options.confirm` agrees (null when it
+   * declines); the configured default brain is refused.
+   */
+  deleteBrain(
+    caller: CallerContext,
+    brain: string,
+    options: { confirm?: (plan: BrainDeletionPlan) => Promise<boolean> } = {},
+  ): Promise<BrainDeletionResult | null> {
+    return deleteBrain(this.store, caller, {
+      brain,
+      defaultBrain: this.#defaultBrain,
+      confirm: options.confirm,
+    });
   }
 
   /** Stores a document; the same path again is a new version, identical content is no new version. */
@@ -208,9 +239,36 @@ export class MemoryService {
   async get(caller: CallerContext, args: GetArgs): Promise<DocumentWithContent> {
     const brain = await this.brain(caller, args.brain);
     const doc = await this.store.readDocument(brain.id, refOf(args), args.version);
-    if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
-    if (args.version !== undefined && doc.version !== args.version) throw notFound(args, brain);
-    return doc;
+    if (doc && doc.deleted_at === null && doc.version === (args.version ?? doc.version)) return doc;
+    if (args.version !== undefined) {
+      const current = await this.store.findDocument(brain.id, refOf(args));
+      if (current && current.deleted_at === null) {
+        throw new EngramError(
+          "not_found",
+          `document ${current.path} has no version ${args.version} in brain "${brain.slug}"; its versions are 1..${current.version}`,
+        );
+      }
+    }
+    throw notFound(args, brain);
+  }
+
+  /**
+   * One page of live documents under a path prefix, in path order; `next_after`, when set, is
+   * the `after` of the next page.
+   */
+  async list(
+    caller: CallerContext,
+    args: ListArgs,
+  ): Promise<{ brain_id: string; items: DocumentRecord[]; next_after?: string }> {
+    const brain = await this.brain(caller, args.brain);
+    const items = await this.store.documentPage(brain.id, {
+      prefix: args.prefix,
+      after: args.after,
+      limit: args.limit + 1,
+    });
+    const more = items.length > args.limit;
+    if (more) items.length = args.limit;
+    return { brain_id: brain.id, items, ...(more ? { next_after: items.at(-1)!.path } : {}) };
   }
 
   /** Changes content, title, tags, metadata or path; unchanged input creates no version. */

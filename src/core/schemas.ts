@@ -88,15 +88,35 @@ export const BrainOnlyInput = z.object({ brain });
 /** memory_list_brains input. */
 export const ListBrainsInput = z.object({});
 
+const brainName = z.string().min(1).max(LIMITS.brainNameChars);
+const slug = z.string().min(1).max(LIMITS.slugChars).regex(
+  SLUG_PATTERN,
+  "slug must match ^[a-z0-9][a-z0-9-]*$",
+);
+
 /** memory_create_brain input. */
 export const CreateBrainInput = z.object({
-  name: z.string().min(1).max(LIMITS.brainNameChars),
-  slug: z.string().min(1).max(LIMITS.slugChars).regex(
-    SLUG_PATTERN,
-    "slug must match ^[a-z0-9][a-z0-9-]*$",
-  )
-    .optional(),
+  name: brainName,
+  slug: slug.optional(),
   visibility: z.enum(["private", "tenant", "public"]).default("private"),
+});
+
+/** `brains rename` input: the brain, and a new name, a new slug, or both. */
+export const RenameBrainInput = z.object({
+  brain: z.string().min(1).max(128),
+  name: brainName.optional(),
+  slug: slug.optional(),
+}).refine((v) => v.name !== undefined || v.slug !== undefined, "give a new name or slug");
+
+/** Input of a document listing: live documents under a path prefix, a page at a time. */
+export const ListInput = z.object({
+  brain,
+  prefix: z.string().min(1).max(LIMITS.pathChars).refine(
+    (p) => p.startsWith("/") && !p.includes("\0"),
+    "prefix must start with / and not contain NUL",
+  ).default("/"),
+  after: path.optional().describe("The last path of the previous page"),
+  limit: z.number().int().min(1).max(1000).default(100),
 });
 
 /** Parsed input types. */
@@ -113,3 +133,7 @@ export type RefArgs = z.infer<typeof ForgetInput>;
 export type TimelineArgs = z.infer<typeof TimelineInput>;
 /** Parsed create-brain input. */
 export type CreateBrainArgs = z.infer<typeof CreateBrainInput>;
+/** Parsed rename-brain input. */
+export type RenameBrainArgs = z.infer<typeof RenameBrainInput>;
+/** Parsed document-listing input. */
+export type ListArgs = z.infer<typeof ListInput>;

@@ -33,6 +33,16 @@ export interface VersionWrite {
   expectedVersion?: number;
 }
 
+/** What deleting a brain removed: its document count, and the tokens it revoked or narrowed. */
+export interface BrainDeletion {
+  /** Documents deleted, forgotten ones included. */
+  documents: number;
+  /** Live tokens scoped to this brain alone, now revoked. */
+  revokedTokens: string[];
+  /** Live tokens scoped to several brains, which lost this one. */
+  narrowedTokens: string[];
+}
+
 /** A document lookup: by id or by path, optionally at a version. */
 export type DocumentRef = { id: string; path?: undefined } | { path: string; id?: undefined };
 
@@ -46,6 +56,14 @@ export interface MemoryStore {
   createBrain(
     input: { id: string; slug: string; name: string; visibility: Visibility },
   ): Promise<Brain>;
+  /**
+   * Permanently deletes a brain and every row of it (documents, versions, chunks and their index
+   * and vectors, tags, links, sessions, messages, jobs, locks) in one transaction; tokens scoped
+   * to it alone are revoked at `at`, tokens scoped to several brains lose it. The audit log stays.
+   */
+  deleteBrain(brainId: string, options: { at: string }): Promise<BrainDeletion>;
+  /** Changes a brain's name and/or slug; throws `conflict` when the slug is taken. */
+  renameBrain(brainId: string, change: { name?: string; slug?: string }): Promise<Brain>;
 
   /** A document's current state, including deleted ones. */
   findDocument(brainId: string, ref: DocumentRef): Promise<DocumentRecord | null>;
@@ -111,6 +129,14 @@ export interface MemoryStore {
 
   /** Live documents whose path starts with `prefix`, oldest first (consolidation, fact lookup). */
   listDocuments(brainId: string, options: { prefix: string }): Promise<DocumentRecord[]>;
+  /**
+   * Up to `limit` live documents whose path starts with `prefix`, in path order, after the path
+   * `after` when given: a listing pages on by passing the last path it got.
+   */
+  documentPage(
+    brainId: string,
+    options: { prefix: string; after?: string; limit: number },
+  ): Promise<DocumentRecord[]>;
 
   /** Inserts a session; throws `conflict` when the id is taken. */
   createSession(session: SessionRecord): Promise<SessionRecord>;

@@ -18,6 +18,26 @@ export function listDocuments(db: Prepares, brainId: string, prefix: string): Do
   );
 }
 
+/** Up to `limit` live documents under `prefix` in path order, after the path `after` when given. */
+export function documentPage(
+  db: Prepares,
+  brainId: string,
+  options: { prefix: string; after?: string; limit: number },
+): DocumentRecord[] {
+  return db.prepare(
+    `SELECT ${DOCUMENT_COLUMNS} FROM documents
+      WHERE brain_id = $brain AND deleted_at IS NULL
+        AND path >= $from AND ($to IS NULL OR path < $to) AND ($after IS NULL OR path > $after)
+      ORDER BY path LIMIT $limit`,
+  ).all({
+    brain: brainId,
+    from: options.prefix,
+    to: prefixEnd(options.prefix),
+    after: options.after ?? null,
+    limit: options.limit,
+  }).map((r) => toDocument(r as unknown as DocumentRow));
+}
+
 /**
  * The smallest string above every string starting with `prefix` (null when there is none: an
  * empty prefix, or one of U+10FFFF only). SQLite compares text as UTF-8 bytes, which orders like

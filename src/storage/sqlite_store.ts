@@ -1,7 +1,7 @@
 /** @module The SQLite implementation of the MemoryStore port. */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
-import type { DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
+import type { BrainDeletion, DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
 import type { Scope } from "../core/limits.ts";
 import type { StoredToken, TokenRecord, TokenStore } from "../core/tokens.ts";
 import type {
@@ -40,7 +40,8 @@ import {
   nextDelayedJobAt,
   renewJob,
 } from "./sqlite_jobs.ts";
-import { listDocuments } from "./sqlite_prefix.ts";
+import { documentPage, listDocuments } from "./sqlite_prefix.ts";
+import { deleteBrainRows, renameBrainRow } from "./sqlite_brains.ts";
 import * as sessions from "./sqlite_sessions.ts";
 import * as locks from "./sqlite_locks.ts";
 import * as vectors from "./sqlite_vectors.ts";
@@ -121,6 +122,24 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
       }
       return { ...input, created_at: now, updated_at: now };
     });
+  }
+
+  deleteBrain(brainId: string, options: { at: string }): Promise<BrainDeletion> {
+    return this.run(() =>
+      this.write(() => {
+        this.#stamp.bump();
+        return deleteBrainRows(this.cached, brainId, options.at);
+      })
+    );
+  }
+
+  renameBrain(brainId: string, change: { name?: string; slug?: string }): Promise<Brain> {
+    return this.run(() =>
+      this.write(() => {
+        this.#stamp.bump();
+        return renameBrainRow(this.cached, brainId, { ...change, at: new Date().toISOString() });
+      })
+    );
   }
 
   findDocument(brainId: string, ref: DocumentRef): Promise<DocumentRecord | null> {
@@ -362,6 +381,13 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
 
   listDocuments(brainId: string, options: { prefix: string }): Promise<DocumentRecord[]> {
     return this.run(() => listDocuments(this.cached, brainId, options.prefix));
+  }
+
+  documentPage(
+    brainId: string,
+    options: { prefix: string; after?: string; limit: number },
+  ): Promise<DocumentRecord[]> {
+    return this.run(() => documentPage(this.cached, brainId, options));
   }
 
   createSession(session: SessionRecord): Promise<SessionRecord> {

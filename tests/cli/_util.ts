@@ -98,21 +98,30 @@ function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Runs the CLI with stdout on a pseudo-terminal (via `script`); returns everything the terminal showed. */
+/**
+ * Runs the CLI on a pseudo-terminal (via `script`): stdin and stdout are the terminal, and
+ * `options.stdin` is typed into it. Returns everything the terminal showed.
+ */
 export async function runEngramOnTerminal(
   args: string[],
-  options: { dataDir: string; env?: Record<string, string> },
+  options: { dataDir: string; env?: Record<string, string>; stdin?: string },
 ): Promise<CliResult> {
   const command = [Deno.execPath(), ...engramCommandArgs(args)].map(shellQuote).join(" ");
-  const out = await new Deno.Command("script", {
+  const child = new Deno.Command("script", {
     args: ["-qec", command, "/dev/null"],
     cwd: options.dataDir,
     env: engramEnv(options.dataDir, options.env),
     clearEnv: true,
-    stdin: "null",
+    stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(options.stdin));
+    await w.close();
+  }
+  const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }

@@ -163,7 +163,7 @@ Deno.test("brains with no subcommand prints the brains usage and exits 2", async
   const r = await runEngram(["brains"], { dataDir: dir.path });
   assert.equal(r.code, 2);
   const all = r.stdout + r.stderr;
-  assert.match(all, /usage: engram brains \(list \| create NAME\)/);
+  assert.match(all, /usage: engram brains \(list \| create NAME \| rename SLUG \| delete SLUG\)/);
   assert.match(all, /\blist\b/);
   assert.match(all, /\bcreate NAME\b/);
 });

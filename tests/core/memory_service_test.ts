@@ -179,7 +179,9 @@ Deno.test("get finds a document by id, by path and at a past version", async () 
   await assertFails(
     s.service.get(ADMIN, { id: v1.id, version: 3 }),
     "not_found",
-    new RegExp(`id ${v1.id} at version 3 not found`),
+    new RegExp(
+      `^document ${v1.path} has no version 3 in brain "default"; its versions are 1\\.\\.2$`,
+    ),
   );
 });
 

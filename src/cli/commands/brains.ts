@@ -1,19 +1,13 @@
-/** @module `engram brains list | create`. */
+/** @module `engram brains list | create | rename | delete`: the group and its two simplest commands. */
 import { CreateBrainInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, helpText, parseOrHelp, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
+import { groupHelpText, type GroupSpec } from "../group_help.ts";
+import { BRAINS_DELETE_SPEC, brainsDelete } from "./brains_delete.ts";
+import { BRAINS_RENAME_SPEC, brainsRename } from "./brains_rename.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
-
-const BRAINS_SPEC: CommandSpec = {
-  name: "brains",
-  usage: "engram brains (list | create NAME) [options]",
-  summary:
-    "List or create brains (isolated knowledge bases).\n\n  list                list brains\n  create NAME         create a brain",
-  options: {},
-  positionals: [0, 2],
-};
 
 /** Usage of `engram brains list`. */
 export const BRAINS_LIST_SPEC: CommandSpec = {
@@ -38,17 +32,38 @@ export const BRAINS_CREATE_SPEC: CommandSpec = {
   positionals: [1, 1],
 };
 
-/** Dispatches `brains list` and `brains create`. */
+const BRAINS_USAGE = "engram brains (list | create NAME | rename SLUG | delete SLUG) [options]";
+
+/** The brains group: its help lists every subcommand with its options. */
+const BRAINS_GROUP: GroupSpec = {
+  name: "brains",
+  usage: BRAINS_USAGE,
+  summary: "Manage brains (isolated knowledge bases).",
+  subcommands: [BRAINS_LIST_SPEC, BRAINS_CREATE_SPEC, BRAINS_RENAME_SPEC, BRAINS_DELETE_SPEC],
+};
+
+/** For usage errors of the group itself (`engram brains bogus`). */
+const BRAINS_SPEC: CommandSpec = {
+  name: "brains",
+  usage: BRAINS_USAGE,
+  summary: BRAINS_GROUP.summary,
+  options: {},
+  positionals: [0, 2],
+};
+
+/** Dispatches `brains list`, `create`, `rename` and `delete`. */
 export async function brainsCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") return await list(rest, ctx);
   if (sub === "create") return await create(rest, ctx);
+  if (sub === "rename") return await brainsRename(rest, ctx);
+  if (sub === "delete") return await brainsDelete(rest, ctx);
   if (sub === undefined) {
-    ctx.out.warn(helpText(BRAINS_SPEC));
+    ctx.out.warn(groupHelpText(BRAINS_GROUP));
     return 2;
   }
   if (sub === "--help" || sub === "-h") {
-    ctx.out.line(helpText(BRAINS_SPEC));
+    ctx.out.line(groupHelpText(BRAINS_GROUP));
     return 0;
   }
   throw usageError(BRAINS_SPEC, `unknown brains command "${sub}"`);

@@ -2,21 +2,11 @@
 import { CreateTokenInput, type TokenRecord, TokenService } from "../../core/tokens.ts";
 import type { Brain } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, helpText, parseOrHelp, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
+import { groupHelpText, type GroupSpec } from "../group_help.ts";
 import { table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
-
-const TOKENS_SPEC: CommandSpec = {
-  name: "tokens",
-  usage: "engram tokens (create --client NAME --tier T [--brain SLUG]... | list | revoke ID)",
-  summary: "Manage bearer tokens for `engram serve` (HTTP). Tokens are stored only as a hash.\n\n" +
-    "  create              mint a token (printed once)\n" +
-    "  list                list tokens (never the token itself)\n" +
-    "  revoke ID           revoke a token",
-  options: {},
-  positionals: [0, 2],
-};
 
 /** Usage of `engram tokens create`. */
 export const TOKENS_CREATE_SPEC: CommandSpec = {
@@ -57,6 +47,23 @@ export const TOKENS_REVOKE_SPEC: CommandSpec = {
   positionals: [1, 1],
 };
 
+/** The tokens group: its help lists every subcommand with its options. */
+const TOKENS_GROUP: GroupSpec = {
+  name: "tokens",
+  usage: "engram tokens (create --client NAME --tier T [--brain SLUG]... | list | revoke ID)",
+  summary: "Manage bearer tokens for `engram serve` (HTTP). Tokens are stored only as a hash.",
+  subcommands: [TOKENS_CREATE_SPEC, TOKENS_LIST_SPEC, TOKENS_REVOKE_SPEC],
+};
+
+/** For usage errors of the group itself (`engram tokens bogus`). */
+const TOKENS_SPEC: CommandSpec = {
+  name: "tokens",
+  usage: TOKENS_GROUP.usage,
+  summary: TOKENS_GROUP.summary,
+  options: {},
+  positionals: [0, 2],
+};
+
 /** Dispatches `tokens create`, `tokens list` and `tokens revoke`. */
 export async function tokensCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
@@ -64,11 +71,11 @@ export async function tokensCommand(argv: string[], ctx: CommandContext): Promis
   if (sub === "list") return await list(rest, ctx);
   if (sub === "revoke") return await revoke(rest, ctx);
   if (sub === undefined) {
-    ctx.out.warn(helpText(TOKENS_SPEC));
+    ctx.out.warn(groupHelpText(TOKENS_GROUP));
     return 2;
   }
   if (sub === "--help" || sub === "-h") {
-    ctx.out.line(helpText(TOKENS_SPEC));
+    ctx.out.line(groupHelpText(TOKENS_GROUP));
     return 0;
   }
   throw usageError(TOKENS_SPEC, `unknown tokens command "${sub}"`);

@@ -1,0 +1,98 @@
+/**
+ * @module The SQL behind deleting and renaming a brain. Deleting removes every row that belongs to
+ * the brain and narrows or revokes the tokens scoped to it; the caller runs it in one transaction.
+ */
+import { EngramError } from "../core/errors.ts";
+import type { BrainDeletion } from "../core/store.ts";
+import type { Brain } from "../core/types.ts";
+import type { Prepares } from "./database.ts";
+import { toBrain } from "./rows.ts";
+
+/**
+ * Rows hanging off a brain's documents go first, through the documents' ids (indexed), so the
+ * chunk deletes fire the FTS triggers and no vector is left for a reused chunk rowid. Foreign-key
+ * cascades would catch the same rows; the explicit order keeps the deletion independent of them.
+ * Locks are named after the brain id (`consolidate:<id>`). The audit log is kept on purpose: it
+ * holds no content (arguments are digested) and is the record of who did what.
+ */
+const DELETE_STATEMENTS = [
+  `DELETE FROM chunk_vectors WHERE chunk_rowid IN (SELECT c.rowid FROM chunks c
+     JOIN documents d ON d.id = c.document_id WHERE d.brain_id = $brain)`,
+  "DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
+  "DELETE FROM links WHERE source_document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
+  "DELETE FROM document_tags WHERE document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
+  "DELETE FROM document_versions WHERE document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
+  "DELETE FROM documents WHERE brain_id = $brain",
+  "DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE brain_id = $brain)",
+  "DELETE FROM sessions WHERE brain_id = $brain",
+  "DELETE FROM jobs WHERE brain_id = $brain",
+  "DELETE FROM locks WHERE instr(name, $brain) > 0",
+  "DELETE FROM brains WHERE id = $brain",
+];
+
+/** Deletes a brain and everything in it; call inside a write transaction. */
+export function deleteBrainRows(db: Prepares, brainId: string, at: string): BrainDeletion {
+  const { n: documents } = db.prepare("SELECT count(*) AS n FROM documents WHERE brain_id = ?")
+    .get(brainId) as { n: number };
+  for (const sql of DELETE_STATEMENTS) db.prepare(sql).run({ brain: brainId });
+  return { documents, ...dropFromTokens(db, brainId, at) };
+}
+
+/**
+ * A token scoped to this brain alone is revoked (its scope keeps the dead id, which matches no
+ * brain, so it can never widen to "all brains"); one scoped to several brains loses just this
+ * one. Revoked tokens are narrowed too but not reported.
+ */
+function dropFromTokens(
+  db: Prepares,
+  brainId: string,
+  at: string,
+): { revokedTokens: string[]; narrowedTokens: string[] } {
+  const rows = db.prepare("SELECT id, brains, revoked_at FROM tokens WHERE brains != '*'")
+    .all() as { id: string; brains: string; revoked_at: string | null }[];
+  const revokedTokens: string[] = [];
+  const narrowedTokens: string[] = [];
+  for (const row of rows) {
+    const ids = JSON.parse(row.brains) as string[];
+    if (!ids.includes(brainId)) continue;
+    const rest = ids.filter((id) => id !== brainId);
+    if (rest.length === 0) {
+      if (row.revoked_at !== null) continue;
+      db.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ?").run(at, row.id);
+      revokedTokens.push(row.id);
+    } else {
+      db.prepare("UPDATE tokens SET brains = ? WHERE id = ?").run(JSON.stringify(rest), row.id);
+      if (row.revoked_at === null) narrowedTokens.push(row.id);
+    }
+  }
+  return { revokedTokens, narrowedTokens };
+}
+
+/** Sets a brain's name and/or slug; `conflict` when another brain has the slug. */
+export function renameBrainRow(
+  db: Prepares,
+  brainId: string,
+  change: { name?: string; slug?: string; at: string },
+): Brain {
+  if (change.slug !== undefined) {
+    const taken = db.prepare("SELECT id FROM brains WHERE slug = ? AND id != ?")
+      .get(change.slug, brainId);
+    if (taken) {
+      throw new EngramError(
+        "conflict",
+        `brain slug "${change.slug}" is already taken; choose another --slug`,
+      );
+    }
+  }
+  const row = db.prepare(
+    `UPDATE brains SET name = coalesce($name, name), slug = coalesce($slug, slug), updated_at = $at
+      WHERE id = $id RETURNING *`,
+  ).get({ name: change.name ?? null, slug: change.slug ?? null, at: change.at, id: brainId });
+  if (!row) {
+    throw new EngramError(
+      "no_brain",
+      `brain "${brainId}" not found; list brains with: engram brains list`,
+    );
+  }
+  return toBrain(row);
+}
