@@ -1,5 +1,6 @@
 /** @module engram: local-first memory server for AI agents. The only place that exits the process. */
 import { processEnv } from "./src/config/env.ts";
+import { userDirectory } from "./src/config/paths.ts";
 import { runCli } from "./src/cli/app.ts";
 import { consoleOutput } from "./src/cli/output.ts";
 
@@ -7,7 +8,7 @@ if (import.meta.main) {
   const env = processEnv();
   const code = await runCli(Deno.args, {
     env,
-    cwd: Deno.cwd(),
+    cwd: userDirectory(env, Deno.cwd()),
     out: consoleOutput({ noColor: (env.get("NO_COLOR") ?? "") !== "" }),
     stdin: Deno.stdin.readable,
     stdinIsTerminal: Deno.stdin.isTerminal(),

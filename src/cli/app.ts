@@ -50,7 +50,7 @@ commands:
   backup FILE            write a consistent copy of the database, even while engram runs
   restore FILE           replace the database with a backup (engram must not be running)
   mcp report             summarise the audit log of MCP calls (per tool and client)
-  version                print version information
+  version                print version information (also: --version, -v)
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.
 Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 busy: database or consolidation lock
@@ -70,13 +70,17 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       ctx.out.line(MAIN_HELP);
       return EXIT.ok;
     }
-    if (name === "--version" || name === "-V") return await (await COMMANDS.version())([], ctx);
+    if (name === "--version" || name === "-V" || name === "-v") {
+      return await (await COMMANDS.version())([], ctx);
+    }
     const load = COMMANDS[name];
     if (!load) {
       throw new EngramError("invalid_argument", `unknown command "${name}"; see: engram --help`);
     }
     return await (await load())(rest, ctx);
   } catch (err) {
+    // Like any Unix tool whose reader went away (`engram search x | head`): stop, quietly.
+    if (ctx.out.stdoutClosed) return EXIT.ok;
     const e = toEngramError(err);
     ctx.out.warn(`engram: ${e.code === "invalid_argument" ? "" : `${e.code}: `}${e.message}`);
     return exitCodeFor(e.code);

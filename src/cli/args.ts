@@ -49,22 +49,26 @@ export interface Parsed {
 /** Parses argv for a command; unknown options and wrong arity are `invalid_argument` (exit 2). */
 export function parseCommand(argv: string[], spec: CommandSpec): Parsed {
   const options = { ...spec.options, ...GLOBAL_OPTIONS };
+  const config = {
+    args: argv,
+    options: Object.fromEntries(
+      Object.entries(options).map((
+        [k, o],
+      ) => [k, {
+        type: o.type,
+        multiple: o.multiple === true,
+        ...(o.short ? { short: o.short } : {}),
+      }]),
+    ),
+    allowPositionals: true,
+  };
+  // Parsed leniently first so each mistake gets engram's own message rather than parseArgs' text.
+  for (const token of parseArgs({ ...config, strict: false, tokens: true }).tokens) {
+    if (token.kind === "option") checkOption(token, { spec, options });
+  }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: Object.fromEntries(
-        Object.entries(options).map((
-          [k, o],
-        ) => [k, {
-          type: o.type,
-          multiple: o.multiple === true,
-          ...(o.short ? { short: o.short } : {}),
-        }]),
-      ),
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ ...config, strict: true });
   } catch (err) {
     throw usageError(spec, (err as Error).message.split("\n")[0]);
   }
@@ -81,11 +85,76 @@ export function parseCommand(argv: string[], spec: CommandSpec): Parsed {
   return { values: parsed.values as Parsed["values"], positionals: parsed.positionals, help };
 }
 
-/** A usage error that shows the usage line. */
+/** One option token from the lenient parse. */
+interface OptionToken {
+  name: string;
+  rawName: string;
+  value?: string;
+  inlineValue?: boolean;
+}
+
+/** Refuses an unknown option, a value option without its value, or a value on a switch. */
+function checkOption(
+  token: OptionToken,
+  o: { spec: CommandSpec; options: Record<string, OptionSpec> },
+): void {
+  const option = Object.hasOwn(o.options, token.name) ? o.options[token.name] : undefined;
+  const where = `for engram ${o.spec.name}`;
+  if (!option) {
+    const hint = closestOption(token.name, Object.keys(o.options));
+    throw usageError(
+      o.spec,
+      `unknown option ${token.rawName} ${where}${hint ? ` (did you mean --${hint}?)` : ""}`,
+    );
+  }
+  const flag = token.rawName === `--${token.name}`
+    ? token.rawName
+    : `${token.rawName} (--${token.name})`;
+  if (option.type === "boolean") {
+    if (token.value !== undefined) {
+      throw usageError(o.spec, `option ${flag} ${where} takes no value, got "${token.value}"`);
+    }
+    return;
+  }
+  const arg = option.help.split("  ")[0];
+  if (token.value === undefined) {
+    throw usageError(o.spec, `option ${flag} ${where} needs a value (${arg})`);
+  }
+  if (token.inlineValue === false && token.value.startsWith("-") && token.value !== "-") {
+    throw usageError(
+      o.spec,
+      `option ${flag} ${where} needs a value (${arg}), got the option "${token.value}"; write --${token.name}=${token.value} if that is the value`,
+    );
+  }
+}
+
+/** The option name a misspelt `name` most likely meant (a prefix, or at most two edits away). */
+function closestOption(name: string, names: string[]): string | undefined {
+  if (name.length < 2) return undefined;
+  const prefixed = names.filter((n) => n.startsWith(name));
+  if (prefixed.length === 1) return prefixed[0];
+  const scored = names.map((n) => ({ n, d: editDistance(name, n) })).filter((x) => x.d <= 2);
+  scored.sort((a, b) => a.d - b.d);
+  return scored[0]?.n;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** A usage error: the message, where to get help, and the usage line. */
 export function usageError(spec: CommandSpec, message: string): EngramError {
   return new EngramError(
     "invalid_argument",
-    `${message}\nusage: ${spec.usage}\nsee: engram ${spec.name} --help`,
+    `${message}; see: engram ${spec.name} --help\nusage: ${spec.usage}`,
   );
 }
 

@@ -1,6 +1,7 @@
 /** @module A leveled logger on stderr; stdout belongs to the protocol or the command's output. */
 import type { Logger } from "../core/logger.ts";
 import { LOG_LEVELS } from "../config/schema.ts";
+import { neutraliseTerminalText } from "./terminal_text.ts";
 
 type Level = (typeof LOG_LEVELS)[number];
 
@@ -11,7 +12,9 @@ export function stderrLogger(level: Level): Logger {
   const emit = (lvl: Level) => (message: string, fields?: Record<string, unknown>) => {
     if (LOG_LEVELS.indexOf(lvl) < min) return;
     const extra = fields && Object.keys(fields).length ? " " + JSON.stringify(fields) : "";
-    Deno.stderr.writeSync(encoder.encode(`engram ${lvl}: ${message}${extra}\n`));
+    // Log lines carry names and errors from content and upstream servers: shown, never obeyed.
+    const text = neutraliseTerminalText(`engram ${lvl}: ${message}${extra}`);
+    Deno.stderr.writeSync(encoder.encode(`${text}\n`));
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warning"), error: emit("error") };
 }

@@ -6,6 +6,21 @@ export function joinPath(...parts: string[]): string {
   return parts.join("/").replace(/\/{2,}/g, "/");
 }
 
+/**
+ * The directory the user's relative paths mean: `INIT_CWD` when it names an existing absolute
+ * directory, else the process's own. `deno task` (and `npm run`) start the command in the
+ * project's folder and keep the folder the user ran it from in `INIT_CWD`.
+ */
+export function userDirectory(env: EnvSnapshot, processCwd: string): string {
+  const init = env.get("INIT_CWD");
+  if (!init || !init.startsWith("/")) return processCwd;
+  try {
+    return Deno.statSync(init).isDirectory ? init : processCwd;
+  } catch {
+    return processCwd;
+  }
+}
+
 /** Expands a leading `~` and makes a relative path absolute against `cwd`. */
 export function expandHome(path: string, env: EnvSnapshot, cwd?: string): string {
   let out = path;

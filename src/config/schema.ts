@@ -1,6 +1,7 @@
 /** @module The configuration file's schema (zod) and defaults. */
 import { z } from "zod";
 import { HOST_PATTERN_FORMS, parseHostPattern } from "../core/host_pattern.ts";
+import { decimalNumber, wholeNumber } from "./number_setting.ts";
 
 /** Log levels, lowest first (RFC 5424 names, as MCP logging uses). */
 export const LOG_LEVELS = [
@@ -16,9 +17,9 @@ export const LOG_LEVELS = [
 
 const providerCommon = {
   name: z.string().min(1).max(64).optional().describe("Shown in errors and logs; else the type"),
-  timeout_ms: z.coerce.number().int().min(100).max(600_000).default(60_000),
-  max_retries: z.coerce.number().int().min(0).max(10).default(2),
-  max_tokens: z.coerce.number().int().min(16).max(200_000).default(1024),
+  timeout_ms: wholeNumber(100, 600_000).default(60_000),
+  max_retries: wholeNumber(0, 10).default(2),
+  max_tokens: wholeNumber(16, 200_000).default(1024),
 };
 
 /** One entry of `providers`, tried in the listed order (PRODUCT.md "Language-model providers"). */
@@ -56,9 +57,9 @@ export const ConfigSchema = z.strictObject({
   log_level: z.enum(LOG_LEVELS).default("info"),
   storage: z.strictObject({
     synchronous: z.enum(["normal", "full"]).default("normal"),
-    search_cache_mb: z.coerce.number().min(0).max(4096).default(16)
+    search_cache_mb: decimalNumber(0, 4096).default(16)
       .describe("Memory for searches kept until the index changes; 0 turns the cache off"),
-    change_poll_ms: z.coerce.number().int().min(50).max(3_600_000).default(1000)
+    change_poll_ms: wholeNumber(50, 3_600_000).default(1000)
       .describe("How often resource subscriptions look for other processes' changes"),
   }).default({ synchronous: "normal", search_cache_mb: 16, change_poll_ms: 1000 }),
   stdio: z.strictObject({
@@ -66,22 +67,21 @@ export const ConfigSchema = z.strictObject({
   }).default({ tier: "read" }),
   server: z.strictObject({
     host: z.string().min(1).default("127.0.0.1"),
-    // Coerced so `port: ${ENGRAM_PORT}` works: interpolation always yields a string.
-    port: z.coerce.number().int().min(0).max(65535).default(8787),
+    port: wholeNumber(0, 65535).default(8787),
     allowed_origins: z.array(z.string().min(1)).default([])
       .describe("Origins browsers may call from; loopback origins are allowed on a loopback bind"),
     allowed_hosts: z.array(z.string().min(1)).default([])
       .describe("Host header values accepted besides the listen address (e.g. a proxy's name)"),
     accept_older_protocols: z.boolean().default(false),
     public_url: z.url().optional().describe("Base URL clients use, when behind a proxy"),
-    max_body_bytes: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
-    requests_per_minute: z.coerce.number().int().min(1).default(600),
-    max_sessions_per_client: z.coerce.number().int().min(1).default(32),
-    session_idle_ms: z.coerce.number().int().min(1000).default(30 * 60 * 1000),
-    sse_buffer_events: z.coerce.number().int().min(1).default(256),
-    sse_keepalive_ms: z.coerce.number().int().min(1000).default(15_000),
-    sse_retry_ms: z.coerce.number().int().min(0).default(3_000),
-    shutdown_grace_ms: z.coerce.number().int().min(0).default(10_000),
+    max_body_bytes: wholeNumber(1024).default(4 * 1024 * 1024),
+    requests_per_minute: wholeNumber(1).default(600),
+    max_sessions_per_client: wholeNumber(1).default(32),
+    session_idle_ms: wholeNumber(1000).default(30 * 60 * 1000),
+    sse_buffer_events: wholeNumber(1).default(256),
+    sse_keepalive_ms: wholeNumber(1000).default(15_000),
+    sse_retry_ms: wholeNumber(0).default(3_000),
+    shutdown_grace_ms: wholeNumber(0).default(10_000),
   }).prefault({}),
   mcp: z.strictObject({
     stdio_allowed_commands: z.array(z.string().min(1)).default([]),
@@ -94,10 +94,10 @@ export const ConfigSchema = z.strictObject({
         error: (issue) => `"${issue.input}" is not ${HOST_PATTERN_FORMS}`,
       }),
     ).default([]).describe("Internal hosts URL ingestion may fetch: host, host:port, [v6]:port"),
-    queue_bytes: z.coerce.number().int().min(0).default(2 * 1024 * 1024),
-    url_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
-    job_lease_ms: z.coerce.number().int().min(100).default(30_000),
-    job_retry_ms: z.coerce.number().int().min(0).default(2_000),
+    queue_bytes: wholeNumber(0).default(2 * 1024 * 1024),
+    url_timeout_ms: wholeNumber(100, 600_000).default(15_000),
+    job_lease_ms: wholeNumber(100).default(30_000),
+    job_retry_ms: wholeNumber(0).default(2_000),
   }).default({
     job_retry_ms: 2_000,
     allowed_url_hosts: [],
@@ -107,8 +107,8 @@ export const ConfigSchema = z.strictObject({
   }),
   providers: z.array(ProviderSchema).default([]),
   consolidate: z.strictObject({
-    promote_after_sessions: z.coerce.number().int().min(2).default(2),
-    prune_episodes_after_days: z.coerce.number().int().min(1).default(90),
+    promote_after_sessions: wholeNumber(2).default(2),
+    prune_episodes_after_days: wholeNumber(1).default(90),
   }).default({ promote_after_sessions: 2, prune_episodes_after_days: 90 }),
 });
 

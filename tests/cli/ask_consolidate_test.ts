@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { runEngram, tempDir } from "../helpers.ts";
+import { runJson } from "./_util.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
 import { startLlmServer } from "../fixtures/llm_server.ts";
@@ -19,7 +20,14 @@ Deno.test("engram ask: streams an extractive answer with its sources; --json giv
   const text = await runEngram(["ask", "When do production deploys run?"], { dataDir: dir.path });
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /Production deploys run every Tuesday at 10:00 UTC\. \[1\]/);
-  assert.match(text.stdout, /\n\[1\] doc_\S+ {2}"Production deploys run/);
+  // Sources are named by title and path (ids stay in --json).
+  assert.ok(
+    text.stdout.includes(
+      '\n[1] Deploying — /memory/project/deploy.md\n    "Production deploys run',
+    ),
+    text.stdout,
+  );
+  assert.doesNotMatch(text.stdout, /doc_/);
 
   const json = await runEngram(["ask", "When do production deploys run?", "--json"], {
     dataDir: dir.path,
@@ -101,6 +109,49 @@ Deno.test("engram ask with an OpenAI-compatible provider: the CLI keeps network 
     dataDir: dir.path,
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^On Tuesday \[1\]\.\n\n\[1\] doc_\S+ {2}"Deploys run on Tuesday\."/);
+  assert.ok(
+    r.stdout.startsWith(
+      'On Tuesday [1].\n\n[1] Deploying — /memory/project/deploy.md\n    "Deploys run on Tuesday."',
+    ),
+    r.stdout,
+  );
   assert.equal(llm.requests.filter((q) => q.api !== "embeddings").length, 1);
+});
+
+Deno.test("engram ask: a source is listed under the number the answer cites it by", async () => {
+  await using dir = await tempDir();
+  await using llm = await startLlmServer();
+  const config = `${dir.path}/engram.yaml`;
+  await Deno.writeTextFile(
+    config,
+    `providers:\n  - type: openai\n    base_url: ${llm.openaiBaseUrl}\n    model: m\n    max_retries: 0\n`,
+  );
+  const names = new Map<string, string>();
+  for (
+    const [path, text] of [
+      ["/memory/a.md", "# Alpha deploys\n\nDeploys run on Tuesday.\n"],
+      ["/memory/b.md", "# Beta deploys\n\nDeploys run on Friday too.\n"],
+    ]
+  ) {
+    const doc = await runJson<{ id: string; title: string }>(
+      ["remember", "--path", path, "-", "--json"],
+      { dataDir: dir.path, stdin: text },
+    );
+    names.set(doc.id, `${doc.title} — ${path}`);
+  }
+  const answer = "On Friday too [2].";
+  llm.enqueue({ text: answer });
+  const result = await runJson<{
+    retrieved: { document_id: string }[];
+    citations: { document_id: string }[];
+  }>(["ask", "When do deploys run?", "--config", config, "--json"], { dataDir: dir.path });
+  assert.equal(result.citations[0].document_id, result.retrieved[1].document_id, "ids in --json");
+  llm.enqueue({ text: answer });
+  const r = await runEngram(["ask", "When do deploys run?", "--config", config], {
+    dataDir: dir.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const second = names.get(result.retrieved[1].document_id)!;
+  assert.ok(r.stdout.includes(`\n[2] ${second}\n`), r.stdout);
+  assert.doesNotMatch(r.stdout, /\n\[1\] /, "only source 2 is cited");
 });

@@ -49,7 +49,7 @@ Deno.test("engram version prints the version, MCP revision and Deno version", as
   assert.equal(r.stdout, `engram ${VERSION} (MCP 2025-11-25, deno ${Deno.version.deno})\n`);
 });
 
-for (const flag of ["--version", "-V"]) {
+for (const flag of ["--version", "-V", "-v"]) {
   Deno.test(`engram ${flag} is the same as engram version`, async () => {
     await using dir = await tempDir();
     const a = await runEngram([flag], { dataDir: dir.path });
@@ -264,4 +264,54 @@ Deno.test({
     assert.match(plain.stdout, /1\. Kites/);
     assert.doesNotMatch(plain.stdout, ANSI);
   },
+});
+
+/** parseArgs' own wording, which must never reach the user. */
+const PARSEARGS_TEXT =
+  /To specify a positional argument|argument missing|Unknown option '|is ambiguous/;
+
+const OPTION_MISTAKES: [string[], string][] = [
+  [["search", "x", "--foo"], "unknown option --foo for engram search; see: engram search --help"],
+  [["search", "x", "-x"], "unknown option -x for engram search; see: engram search --help"],
+  [
+    ["search", "x", "--top", "3"],
+    "unknown option --top for engram search (did you mean --top-k?); see: engram search --help",
+  ],
+  [
+    ["search", "x", "--top-k"],
+    "option --top-k for engram search needs a value (N); see: engram search --help",
+  ],
+  [
+    ["search", "x", "--brain", "--json"],
+    `option --brain for engram search needs a value (SLUG), got the option "--json"; write --brain=--json if that is the value; see: engram search --help`,
+  ],
+  [
+    ["search", "x", "--json=yes"],
+    `option --json for engram search takes no value, got "yes"; see: engram search --help`,
+  ],
+  [
+    ["ask", "x", "--top-k"],
+    "option --top-k for engram ask needs a value (N); see: engram ask --help",
+  ],
+];
+
+for (const [args, message] of OPTION_MISTAKES) {
+  Deno.test(`engram ${args.join(" ")}: engram's own usage message, not parseArgs' text`, async () => {
+    await using dir = await tempDir();
+    const r = await runEngram(args, { dataDir: dir.path });
+    assertFails(r, 2, `engram: ${message}\nusage: engram ${args[0]} `);
+    assert.doesNotMatch(r.stderr, PARSEARGS_TEXT);
+  });
+}
+
+Deno.test("engram mcp with no subcommand names the subcommands and where to get help", async () => {
+  await using dir = await tempDir();
+  const r = await runEngram(["mcp"], { dataDir: dir.path });
+  assertFails(
+    r,
+    2,
+    "engram: missing subcommand; engram mcp has: report (summarise the audit log of MCP calls); see: engram mcp --help",
+  );
+  assert.doesNotMatch(r.stderr, /missing argument/);
+  assert.equal(await exists(`${dir.path}/engram.db`), false, "a usage error must not touch data");
 });

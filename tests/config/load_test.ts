@@ -671,3 +671,61 @@ Deno.test("providers: a literal api_key is refused with its line; a bad type nam
   assert.equal(c.consolidate.promote_after_sessions, 3);
   assert.equal(c.consolidate.prune_episodes_after_days, 90);
 });
+
+Deno.test('config: server.port "eighty" says it must be a whole number, with the file, line and value', async () => {
+  await using dir = await tempDir();
+  const file = await writeText(dir.path, "c.yaml", 'server:\n  port: "eighty"\n');
+  const message = assertConfigError(
+    () => load(dir.path, { config: file }),
+    `config ${file}:2 key server.port: must be a whole number 0..65535, got "eighty"`,
+  );
+  assert.doesNotMatch(message, /NaN|expected number/);
+});
+
+const NUMBER_REFUSALS: [string, string, string][] = [
+  ["server:\n  port: 70000\n", "server.port", "must be a whole number 0..65535, got 70000"],
+  ["server:\n  port: 80.5\n", "server.port", "must be a whole number 0..65535, got 80.5"],
+  ["server:\n  port:\n", "server.port", "must be a whole number 0..65535, got null"],
+  ["server:\n  requests_per_minute: 0\n", "server.requests_per_minute", "1 or more, got 0"],
+  [
+    "storage:\n  search_cache_mb: lots\n",
+    "storage.search_cache_mb",
+    'a number 0..4096, got "lots"',
+  ],
+  [
+    "providers:\n  - type: sampling\n    max_tokens: many\n",
+    "providers.0.max_tokens",
+    'must be a whole number 16..200000, got "many"',
+  ],
+];
+
+for (const [yaml, key, expected] of NUMBER_REFUSALS) {
+  Deno.test(`config: ${key} refused in plain words (${expected})`, async () => {
+    await using dir = await tempDir();
+    const file = await writeText(dir.path, "c.yaml", yaml);
+    assertConfigError(() => load(dir.path, { config: file }), `key ${key}: `, expected);
+  });
+}
+
+Deno.test("config: numbers given as strings (from ${VAR}) still count, decimals where allowed", async () => {
+  await using dir = await tempDir();
+  const file = await writeText(
+    dir.path,
+    "c.yaml",
+    'server:\n  port: " 9090 "\nstorage:\n  search_cache_mb: "0.5"\n',
+  );
+  const c = load(dir.path, { config: file });
+  assert.equal(c.server.port, 9090);
+  assert.equal(c.searchCacheMb, 0.5);
+});
+
+Deno.test('CLI: server.port "eighty" exits 2 naming the file, key and value', async () => {
+  await using dir = await tempDir();
+  const file = await writeText(dir.path, "c.yaml", 'server:\n  port: "eighty"\n');
+  const r = await runEngram(["brains", "list", "--config", file], { dataDir: dir.path });
+  assertFails(
+    r,
+    2,
+    `engram: config ${file}:2 key server.port: must be a whole number 0..65535, got "eighty"`,
+  );
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { envFrom } from "../../src/config/env.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { dataDirectory, expandHome, joinPath } from "../../src/config/paths.ts";
+import { dataDirectory, expandHome, joinPath, userDirectory } from "../../src/config/paths.ts";
 import { runEngram, tempDir } from "../helpers.ts";
 import {
   assertOk,
@@ -210,4 +210,19 @@ Deno.test("CLI: the data written with --data is what a later run with --data rea
   });
   assert.equal(there.hits.length, 1);
   assert.equal(here.hits.length, 0);
+});
+
+// --- userDirectory (INIT_CWD) ---------------------------------------------------------------
+
+Deno.test("userDirectory: INIT_CWD wins when it names an existing absolute directory", async () => {
+  await using dir = await tempDir();
+  assert.equal(userDirectory(envFrom({ INIT_CWD: dir.path }), "/elsewhere"), dir.path);
+  assert.equal(userDirectory(envFrom({}), "/elsewhere"), "/elsewhere");
+  assert.equal(userDirectory(envFrom({ INIT_CWD: "" }), "/elsewhere"), "/elsewhere");
+  assert.equal(userDirectory(envFrom({ INIT_CWD: "relative/dir" }), "/elsewhere"), "/elsewhere");
+  assert.equal(
+    userDirectory(envFrom({ INIT_CWD: `${dir.path}/gone` }), "/elsewhere"),
+    "/elsewhere",
+    "a directory that no longer exists falls back to the process's own",
+  );
 });

@@ -1,5 +1,8 @@
 /** @module `engram ask`: a question answered from a brain, streamed, with its sources. */
 import { ask } from "../../core/ask.ts";
+import type { AskCitationEvent } from "../../core/citations.ts";
+import { EngramError } from "../../core/errors.ts";
+import type { MemoryService } from "../../core/memory_service.ts";
 import { AskInput } from "../../core/session_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
@@ -45,19 +48,36 @@ export async function askCommand(argv: string[], ctx: CommandContext): Promise<n
       return 0;
     }
     ctx.out.line("");
-    const cited = [...new Set(result.citations.map((c) => c.chunk_id))];
-    const byChunk = new Map(result.retrieved.map((r) => [r.chunk_id, r]));
-    if (cited.length) ctx.out.line("");
-    cited.forEach((chunkId, i) => {
-      const quote = result.citations.find((c) => c.chunk_id === chunkId)!.quote;
-      ctx.out.line(
-        ctx.out.dim(
-          `[${i + 1}] ${byChunk.get(chunkId)?.document_id ?? ""}  "${
-            quote.replace(/\s+/g, " ").slice(0, 160)
-          }"`,
-        ),
-      );
-    });
+    // Numbered as the answer's [n] markers number them: by retrieval rank.
+    const rank = new Map(result.retrieved.map((r, i) => [r.chunk_id, i + 1]));
+    const cited = new Map<number, AskCitationEvent>();
+    for (const c of result.citations) {
+      const n = rank.get(c.chunk_id);
+      if (n !== undefined && !cited.has(n)) cited.set(n, c);
+    }
+    if (cited.size) ctx.out.line("");
+    for (const [n, c] of [...cited].sort(([a], [b]) => a - b)) {
+      const name = await sourceName(runtime.service, {
+        documentId: c.document_id,
+        brainId: result.brain_id,
+      });
+      ctx.out.line(`[${n}] ${name}`);
+      ctx.out.line(ctx.out.dim(`    "${c.quote.replace(/\s+/g, " ").slice(0, 160)}"`));
+    }
     return 0;
   });
+}
+
+/** "Title — /path" for a cited document; its id if it is gone (forgotten since the answer). */
+async function sourceName(
+  service: MemoryService,
+  o: { documentId: string; brainId: string },
+): Promise<string> {
+  try {
+    const doc = await service.get(CLI_CALLER, { id: o.documentId, brain: o.brainId });
+    return `${doc.title} — ${doc.path}`;
+  } catch (err) {
+    if (err instanceof EngramError && err.code === "not_found") return o.documentId;
+    throw err;
+  }
 }

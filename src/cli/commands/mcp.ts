@@ -23,7 +23,7 @@ export const MCP_SPEC: CommandSpec = {
     },
     json: { type: "boolean", help: "print the report as JSON" },
   },
-  positionals: [1, 1],
+  positionals: [0, 1],
 };
 
 const UPSTREAM = new Set([
@@ -45,6 +45,12 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
   const args = parseOrHelp(argv, MCP_SPEC, ctx.out);
   if (!args) return 0;
   const sub = args.positionals[0];
+  if (sub === undefined) {
+    throw usageError(
+      MCP_SPEC,
+      "missing subcommand; engram mcp has: report (summarise the audit log of MCP calls)",
+    );
+  }
   if (UPSTREAM.has(sub)) {
     throw new EngramError(
       "not_implemented",
