@@ -52,7 +52,7 @@ export interface AuditWriterOptions {
 }
 
 /** True when `err` is SQLite saying another connection holds the lock: worth trying again. */
-export function isBusyError(err: unknown): boolean {
+function isBusyError(err: unknown): boolean {
   const msg = err instanceof Error ? err.message : String(err);
   return /database is locked|database is busy|SQLITE_BUSY|SQLITE_LOCKED|database table is locked/i
     .test(msg);
