@@ -58,6 +58,7 @@ export async function openRuntime(
   }
   const store = new SqliteStore(openDatabase(config.dbFile, { synchronous: config.synchronous }), {
     searchCacheMb: config.searchCacheMb,
+    logger,
   });
   try {
     await ensureDefaultBrain(store);

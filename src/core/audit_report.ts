@@ -26,16 +26,30 @@ export interface AuditReportLine {
   max_ms: number;
 }
 
+/** Audit rows engram could not write (so the calls above undercount): in total and by reason. */
+export interface AuditDrops {
+  rows: number;
+  reasons: Record<string, number>;
+}
+
 /** The report: totals and one line per (kind, name, client), busiest first. */
 export interface AuditReport {
   since: string;
   calls: number;
   errors: number;
+  /** Audit rows dropped since `since`: calls that happened but are missing from the lines. */
+  dropped_rows: number;
+  /** Dropped rows by reason (a SQLite error, or the queue overflowing while the lock was held). */
+  drop_reasons: Record<string, number>;
   lines: AuditReportLine[];
 }
 
-/** Aggregates samples into report lines. */
-export function summariseAudit(samples: Iterable<AuditSample>, since: string): AuditReport {
+/** Aggregates samples into report lines; `options.drops` says how many rows never made it. */
+export function summariseAudit(
+  samples: Iterable<AuditSample>,
+  since: string,
+  options: { drops?: AuditDrops } = {},
+): AuditReport {
   const groups = new Map<string, { line: AuditReportLine; latencies: number[] }>();
   let calls = 0;
   let errors = 0;
@@ -82,7 +96,8 @@ export function summariseAudit(samples: Iterable<AuditSample>, since: string): A
   }).sort((a, b) =>
     b.calls - a.calls || a.name.localeCompare(b.name) || a.client_id.localeCompare(b.client_id)
   );
-  return { since, calls, errors, lines };
+  const drops = options.drops ?? { rows: 0, reasons: {} };
+  return { since, calls, errors, dropped_rows: drops.rows, drop_reasons: drops.reasons, lines };
 }
 
 /** Nearest-rank percentile of sorted values. */

@@ -6,10 +6,17 @@
  * flushed in batches shortly after the calls return, with a short busy timeout; when the lock is
  * held the rows stay queued and are tried again shortly. Closing the store flushes what is left,
  * waiting longer.
+ *
+ * Any other failure (a constraint, a full disk, a read-only file, a missing table) would fail again
+ * however often it is retried, so those rows are dropped at once: logged at error level with their
+ * count and the reason, and counted in `audit_drops` for `engram mcp report`.
  */
 import type { DatabaseSync } from "node:sqlite";
+import type { Logger } from "../core/logger.ts";
+import { silentLogger } from "../core/logger.ts";
 import type { AuditEntry } from "../core/types.ts";
-import { BUSY_TIMEOUT_MS, type Prepares } from "./database.ts";
+import { BUSY_TIMEOUT_MS, type Prepares, transaction } from "./database.ts";
+import { type AuditDrop, recordAuditDrops } from "./audit_drops.ts";
 
 /**
  * Rows wait this long to be written together. One transaction per call would cost more than
@@ -23,21 +30,55 @@ const FLUSH_ROWS = 512;
 const FLUSH_BUSY_MS = 25;
 /** Pause before trying again when the lock was held. */
 const RETRY_MS = 200;
-/** Rows kept at most while the lock stays taken (oldest dropped beyond, with a warning count). */
+/** Rows kept at most while the lock stays taken (oldest dropped beyond, and counted). */
 const MAX_QUEUED = 10_000;
+/** The reason recorded for rows pushed out of a full queue. */
+export const QUEUE_OVERFLOW = `queue overflow: more than ${MAX_QUEUED} rows waited for the lock`;
+/** Reasons are SQLite messages; a trigger's RAISE text could be long. */
+const MAX_REASON = 200;
+
+/** The timer functions the writer schedules flushes with (tests drive flushes by hand). */
+export interface AuditTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Options of AuditWriter. */
+export interface AuditWriterOptions {
+  /** Where dropped rows are reported (error level). */
+  logger?: Logger;
+  /** Defaults to the global timers. */
+  timers?: AuditTimers;
+}
+
+/** True when `err` is SQLite saying another connection holds the lock: worth trying again. */
+function isBusyError(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : String(err);
+  return /database is locked|database is busy|SQLITE_BUSY|SQLITE_LOCKED|database table is locked/i
+    .test(msg);
+}
 
 /** Queues audit rows and writes them in the background. */
 export class AuditWriter {
   #db: DatabaseSync;
   #prepare: Prepares;
+  #logger: Logger;
+  #timers: AuditTimers;
   #queue: (AuditEntry & { at: string })[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Rows dropped because the queue overflowed. */
-  dropped = 0;
+  #timer: unknown;
+  /** Drops not yet recorded in `audit_drops` (recorded with the next write that gets the lock). */
+  #drops: AuditDrop[] = [];
+  /** Set once recording drops failed for a reason other than the lock, so it is logged once. */
+  #dropLedgerFailed = false;
 
-  constructor(db: DatabaseSync, prepare: Prepares) {
+  constructor(db: DatabaseSync, prepare: Prepares, options: AuditWriterOptions = {}) {
     this.#db = db;
     this.#prepare = prepare;
+    this.#logger = options.logger ?? silentLogger;
+    this.#timers = options.timers ?? {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    };
   }
 
   /** Queues a row; it is written within FLUSH_DELAY_MS, with the rows queued meanwhile. */
@@ -45,36 +86,56 @@ export class AuditWriter {
     this.#queue.push({ ...entry, at: new Date().toISOString() });
     if (this.#queue.length > MAX_QUEUED) {
       this.#queue.shift();
-      this.dropped++;
+      this.#dropped(1, QUEUE_OVERFLOW);
     }
     this.#schedule(this.#queue.length >= FLUSH_ROWS ? 0 : FLUSH_DELAY_MS);
   }
 
   /** Writes everything queued, waiting as long as any writer would; used on close. */
   flushNow(): void {
-    clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#flush(BUSY_TIMEOUT_MS);
+    if (this.#flush(BUSY_TIMEOUT_MS)) return;
+    const lost = this.#queue.length + this.#drops.reduce((n, d) => n + d.rows, 0);
+    this.#logger.error(
+      `${lost} audit row(s) lost on close: the database stayed locked by another process for ${BUSY_TIMEOUT_MS} ms`,
+      { rows: lost },
+    );
   }
 
   #schedule(delay: number): void {
     if (this.#timer !== undefined) {
       if (delay > 0) return;
-      clearTimeout(this.#timer);
+      this.#timers.clearTimeout(this.#timer);
     }
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
       if (!this.#flush(FLUSH_BUSY_MS)) this.#schedule(RETRY_MS);
     }, delay);
   }
 
-  /** True when the queue is empty afterwards. */
+  /** True when nothing is left worth retrying (the lock was free, or the failure was not the lock). */
   #flush(busyMs: number): boolean {
-    if (this.#queue.length === 0 || !this.#db.isOpen) return true;
+    if (!this.#db.isOpen) return true;
+    if (this.#queue.length === 0 && this.#drops.length === 0) return true;
     // Inside a caller's transaction (a bulk batch) the rows wait for the next turn.
     if (this.#db.isTransaction) return false;
-    const rows = this.#queue.splice(0);
     this.#db.exec(`PRAGMA busy_timeout = ${busyMs}`);
+    try {
+      return this.#writeRows() && this.#recordDrops();
+    } finally {
+      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  /**
+   * Writes the queue in one transaction. A row SQLite refuses (a constraint) is dropped alone and
+   * the others are kept; a failure of the whole transaction drops the whole batch.
+   */
+  #writeRows(): boolean {
+    if (this.#queue.length === 0) return true;
+    const rows = this.#queue.splice(0);
+    const refused = new Map<string, number>();
     try {
       this.#db.exec("BEGIN IMMEDIATE");
       const insert = this.#prepare.prepare(
@@ -82,29 +143,82 @@ export class AuditWriter {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const e of rows) {
-        insert.run(
-          e.at,
-          e.client_id,
-          e.transport,
-          e.session_id,
-          e.tier,
-          e.kind,
-          e.name,
-          e.brain_id,
-          e.args_digest,
-          e.outcome,
-          e.error_code,
-          e.latency_ms,
-        );
+        try {
+          insert.run(
+            e.at,
+            e.client_id,
+            e.transport,
+            e.session_id,
+            e.tier,
+            e.kind,
+            e.name,
+            e.brain_id,
+            e.args_digest,
+            e.outcome,
+            e.error_code,
+            e.latency_ms,
+          );
+        } catch (err) {
+          // Without a transaction SQLite rolled it all back (a full disk, an I/O error).
+          if (isBusyError(err) || !this.#db.isTransaction) throw err;
+          const reason = reasonOf(err);
+          refused.set(reason, (refused.get(reason) ?? 0) + 1);
+        }
       }
       this.#db.exec("COMMIT");
-      return true;
-    } catch {
+    } catch (err) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      this.#queue.unshift(...rows);
-      return false;
-    } finally {
-      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (isBusyError(err)) {
+        this.#queue.unshift(...rows);
+        return false;
+      }
+      this.#dropped(rows.length, reasonOf(err));
+      return true;
+    }
+    for (const [reason, n] of refused) this.#dropped(n, reason);
+    return true;
+  }
+
+  /** Records pending drops; false only when the lock was held (try again). */
+  #recordDrops(): boolean {
+    if (this.#drops.length === 0) return true;
+    const drops = this.#drops.splice(0);
+    try {
+      transaction(this.#db, () => recordAuditDrops(this.#prepare, drops));
+      this.#dropLedgerFailed = false;
+      return true;
+    } catch (err) {
+      this.#drops.unshift(...drops);
+      if (isBusyError(err)) return false;
+      // Kept in memory and tried with the next write; retrying on a timer would only spin.
+      if (!this.#dropLedgerFailed) {
+        this.#dropLedgerFailed = true;
+        this.#logger.error(
+          `could not record dropped audit rows for engram mcp report (${reasonOf(err)})`,
+          { reason: reasonOf(err) },
+        );
+      }
+      return true;
     }
   }
+
+  /** Counts `rows` dropped for `reason`, and says so in the log. */
+  #dropped(rows: number, reason: string): void {
+    const last = this.#drops[this.#drops.length - 1];
+    if (reason === QUEUE_OVERFLOW && last?.reason === QUEUE_OVERFLOW) {
+      // One log line per overflow episode, not one per row.
+      last.rows += rows;
+      return;
+    }
+    this.#drops.push({ at: new Date().toISOString(), rows, reason });
+    this.#logger.error(
+      `${rows} audit row(s) dropped (${reason}); engram mcp report counts them`,
+      { rows, reason },
+    );
+  }
+}
+
+function reasonOf(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.length > MAX_REASON ? `${msg.slice(0, MAX_REASON - 1)}…` : msg;
 }

@@ -217,6 +217,17 @@ export const MIGRATIONS: readonly string[] = [
     revoked_at TEXT
   );
   `,
+  // 6: audit rows engram could not write (the queue overflowed while the database stayed locked, or
+  // the write failed), counted so `engram mcp report` can say the audit log has gaps.
+  `
+  CREATE TABLE audit_drops (
+    rowid INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    reason TEXT NOT NULL
+  );
+  CREATE INDEX audit_drops_at ON audit_drops (at);
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

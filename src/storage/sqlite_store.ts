@@ -23,6 +23,7 @@ import type {
   TimelineEntry,
   Visibility,
 } from "../core/types.ts";
+import type { Logger } from "../core/logger.ts";
 import { AuditWriter } from "./audit_writer.ts";
 import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
 import { DatabaseStamp, type ReadCache, StampedCache } from "./stamped_cache.ts";
@@ -61,10 +62,13 @@ export class SqliteStore extends SqliteConnection implements MemoryStore, TokenS
   /** Token rows by hash: every HTTP request verifies its bearer token. Found rows only. */
   #tokens = new StampedCache<StoredToken>(1024);
 
-  /** `options.searchCacheMb`: the search cache's budget in MiB (0 turns it off). */
-  constructor(db: DatabaseSync, options: { searchCacheMb?: number } = {}) {
+  /**
+   * `options.searchCacheMb`: the search cache's budget in MiB (0 turns it off); `options.logger`
+   * hears about audit rows that could not be written.
+   */
+  constructor(db: DatabaseSync, options: { searchCacheMb?: number; logger?: Logger } = {}) {
     super(db);
-    this.#audit = new AuditWriter(db, this.cached);
+    this.#audit = new AuditWriter(db, this.cached, { logger: options.logger });
     this.#stamp = new DatabaseStamp(() =>
       (this.prepare("PRAGMA data_version").get() as { data_version: number }).data_version
     );

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { type AuditSample, summariseAudit } from "../../src/core/audit_report.ts";
+import { openDatabase } from "../../src/storage/database.ts";
 import { callErr, callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
 
 Deno.test("engram mcp report: calls, errors and latency per tool and client from the audit log", async () => {
@@ -16,6 +18,8 @@ Deno.test("engram mcp report: calls, errors and latency per tool and client from
   const report = JSON.parse(r.stdout);
   assert.equal(report.calls, 4);
   assert.equal(report.errors, 1);
+  assert.equal(report.dropped_rows, 0);
+  assert.deepEqual(report.drop_reasons, {});
   const search = report.lines.find((l: { name: string }) => l.name === "memory_search");
   assert.equal(search.calls, 2);
   assert.equal(search.client_id, "stdio");
@@ -26,6 +30,7 @@ Deno.test("engram mcp report: calls, errors and latency per tool and client from
 
   const text = await runEngram(["mcp", "report"], { dataDir: dir.path });
   assert.match(text.stdout, /^4 call\(s\), 1 error\(s\) since /);
+  assert.doesNotMatch(text.stdout, /dropped/);
   assert.match(text.stdout, /tool\s+memory_get\s+stdio\s+stdio\s+1\s+1 \(not_found 1\)/);
 
   const future = await runEngram(["mcp", "report", "--since", "2999-01-01T00:00:00Z", "--json"], {
@@ -38,6 +43,50 @@ Deno.test("engram mcp report: calls, errors and latency per tool and client from
   const upstream = await runEngram(["mcp", "servers"], { dataDir: dir.path });
   assert.equal(upstream.code, 1);
   assert.match(upstream.stderr, /not_implemented: engram mcp servers manages upstream MCP servers/);
+});
+
+Deno.test("engram mcp report: audit rows the server could not write are logged and reported as dropped", async () => {
+  await using dir = await tempDir();
+  // Another connection makes every audit insert fail for a reason other than a busy lock.
+  openDatabase(`${dir.path}/engram.db`).close();
+  const other = new DatabaseSync(`${dir.path}/engram.db`);
+  other.exec(
+    "CREATE TRIGGER audit_refuse BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit refused by test'); END",
+  );
+  other.close();
+  let serverLog = "";
+  {
+    await using s = await connectStdio(dir.path, { args: ["--tier", "write"] });
+    await callOk(s.client, "memory_remember", { content: "# Note\n\nhello" });
+    await callOk(s.client, "memory_search", { query: "hello" });
+    await callErr(s.client, "memory_get", { path: "/nope.md" });
+    await s.client.close();
+    serverLog = s.stderr();
+  }
+  // One line per failed batch; how the three rows fell into batches depends on timing.
+  const logged = [
+    ...serverLog.matchAll(/engram error: (\d+) audit row\(s\) dropped \(audit refused by test\)/g),
+  ].reduce((n, m) => n + Number(m[1]), 0);
+  assert.equal(logged, 3, serverLog);
+
+  const r = await runEngram(["mcp", "report", "--json"], { dataDir: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.calls, 0);
+  assert.equal(report.dropped_rows, 3);
+  assert.deepEqual(report.drop_reasons, { "audit refused by test": 3 });
+
+  const text = await runEngram(["mcp", "report"], { dataDir: dir.path });
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /^0 call\(s\), 0 error\(s\) since \S+Z\n3 audit row\(s\) were dropped since \S+Z, so the counts above miss those calls \(3: audit refused by test\); the server log has the details\n/,
+  );
+  // Outside the window the drops are not counted.
+  const future = await runEngram(["mcp", "report", "--since", "2999-01-01T00:00:00Z", "--json"], {
+    dataDir: dir.path,
+  });
+  assert.equal(JSON.parse(future.stdout).dropped_rows, 0);
 });
 
 Deno.test("audit summary: nearest-rank percentiles, busiest first", () => {

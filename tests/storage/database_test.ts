@@ -121,6 +121,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE jobs;
       DROP TABLE locks; DROP TABLE chunk_vectors; DROP INDEX sessions_brain;
       DROP TABLE tokens;
+      DROP TABLE audit_drops;
       PRAGMA user_version = 1;
     `);
   }

@@ -4,6 +4,7 @@
  */
 import { summariseAudit } from "../../core/audit_report.ts";
 import { EngramError } from "../../core/errors.ts";
+import { auditDrops } from "../../storage/audit_drops.ts";
 import { auditSamples } from "../../storage/audit_samples.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
@@ -60,7 +61,10 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
   if (sub !== "report") throw usageError(MCP_SPEC, `unknown subcommand "${sub}"`);
   const since = sinceTime(args.values.since as string | undefined);
   return await withRuntime(ctx, configFlags(args.values), (runtime) => {
-    const report = summariseAudit(auditSamples(runtime.store.db, since), since);
+    const db = runtime.store.db;
+    const report = summariseAudit(auditSamples(db, since), since, {
+      drops: auditDrops(db, since),
+    });
     if (args.values.json) {
       ctx.out.json(report);
       return Promise.resolve(0);
@@ -68,6 +72,16 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
     ctx.out.line(
       `${report.calls} call(s), ${report.errors} error(s) since ${report.since.slice(0, 19)}Z`,
     );
+    if (report.dropped_rows) {
+      const reasons = Object.entries(report.drop_reasons).map(([r, n]) => `${n}: ${r}`);
+      ctx.out.line(
+        `${report.dropped_rows} audit row(s) were dropped since ${
+          report.since.slice(0, 19)
+        }Z, so the counts above miss those calls (${
+          reasons.join("; ")
+        }); the server log has the details`,
+      );
+    }
     if (report.lines.length) {
       ctx.out.line("");
       ctx.out.line(table([
