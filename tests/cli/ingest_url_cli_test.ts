@@ -99,6 +99,6 @@ Deno.test("engram ingest --allow-host with a malformed entry is a usage error na
   assertFails(
     r,
     2,
-    'engram: --allow-host "http://127.0.0.1:9" is not host, host:port or [ipv6]:port (e.g. docs.internal, 127.0.0.1:8931, [::1]:8931)\nusage: engram ingest',
+    'engram: --allow-host "http://127.0.0.1:9" is not host, host:port or [ipv6]:port (e.g. docs.internal, 127.0.0.1:8931, [::1]:8931); see: engram ingest --help\nusage: engram ingest',
   );
 });
