@@ -48,9 +48,10 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
     mode === "stdio" && config.mcp.allowed_file_roots.length === 0 &&
     config.mcp.mcp_servers.length === 0
   ) {
-    // Nothing to read or write besides the already-open database.
+    // Nothing to write besides the already-open database.
     await revoke({ name: "write" }, "write");
-    await revoke({ name: "read" }, "read");
+    // A write-tier client may share its roots (memory_ingest_file), so only read tier drops read.
+    if (config.stdioTier === "read") await revoke({ name: "read" }, "read");
   }
   return revoked;
 }

@@ -38,6 +38,8 @@ export interface ResolvedConfig {
   consolidate: FileConfig["consolidate"];
   /** NO_COLOR is set (https://no-color.org). */
   noColor: boolean;
+  /** $HOME, when set: a client root of exactly this folder is too broad to follow. */
+  homeDir?: string;
 }
 
 /** Loads the config per PRODUCT.md: search order, `${ENV}` interpolation, validation, precedence. */
@@ -94,6 +96,7 @@ export function loadConfig(
     providers: parsed.providers,
     consolidate: parsed.consolidate,
     noColor: (env.get("NO_COLOR") ?? "") !== "",
+    homeDir: env.get("HOME") || undefined,
   };
 }
 

@@ -22,8 +22,11 @@ import { handleMcp } from "./streamable_http.ts";
 export interface HttpAppOptions {
   /** The `server:` config section. */
   settings: HttpSettings;
-  /** Everything a session's MCP server needs except the caller, which comes from the token. */
-  mcp: Omit<ServerDeps, "caller">;
+  /**
+   * Everything a session's MCP server needs except the caller, which comes from the token. Never
+   * `clientRoots`: an HTTP client's roots name files on its own machine, not this one.
+   */
+  mcp: Omit<ServerDeps, "caller" | "clientRoots">;
   verifyToken: VerifyToken;
   /** `--insecure-no-auth`: requests without a token reach `verifyToken` too. */
   anonymous?: boolean;

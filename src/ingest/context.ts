@@ -4,6 +4,11 @@
 export interface IngestContext {
   /** Folders memory_ingest_file may read (mcp.allowed_file_roots). */
   roots: readonly string[];
+  /**
+   * Folders the connected client shares as MCP roots (stdio sessions only), read per call because
+   * a `roots/list` may still be in flight.
+   */
+  clientRoots?: () => Promise<readonly string[]>;
   /** Base for relative paths. */
   cwd: string;
   /** Files above this size are ingested as background jobs. */

@@ -1,10 +1,17 @@
-/** @module Reading a file an agent asked for: only under the allowed roots, symlinks resolved first, size-capped. */
+/**
+ * @module Checking a file an agent asked for: only under the allowed roots, symlinks resolved
+ * first, size-capped. checked_read.ts then reads exactly the file checked here.
+ */
 import { resolve } from "node:path";
 import { EngramError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 
 /** memory_ingest_file reads at most 25 MiB. */
 export const MAX_FILE_BYTES = LIMITS.ingestFileBytes;
+
+/** The two ways to let memory_ingest_file read `path`, for refusals. */
+const HOW_TO_ALLOW = (path: string) =>
+  `to allow it, add the folder holding ${path} to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`;
 
 /** A file that passed the checks. */
 export interface CheckedFile {
@@ -28,7 +35,7 @@ export async function checkFile(
   if (options.roots !== null && options.roots.length === 0) {
     throw new EngramError(
       "forbidden",
-      `reading files is off: no allowed_file_roots are configured; add the folder holding ${path} to mcp.allowed_file_roots in the config`,
+      `reading files is off: no file roots are allowed in this session; ${HOW_TO_ALLOW(path)}`,
     );
   }
   const realRoots = options.roots === null ? null : await Promise.all(
@@ -37,9 +44,9 @@ export async function checkFile(
   const outside = (via: string) =>
     new EngramError(
       "forbidden",
-      `${path}${via} is outside the allowed file roots (${
-        options.roots!.join(", ")
-      }); add its folder to mcp.allowed_file_roots to allow it`,
+      `${path}${via} is outside the allowed file roots (${options.roots!.join(", ")}); ${
+        HOW_TO_ALLOW(path)
+      }`,
     );
   let realPath: string;
   try {

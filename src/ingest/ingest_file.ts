@@ -4,6 +4,7 @@ import { sha256Bytes } from "../core/hash.ts";
 import { newId } from "../core/ids.ts";
 import type { MemoryService } from "../core/memory_service.ts";
 import type { CallerContext, IngestResponse } from "../core/types.ts";
+import { readCheckedFile } from "./checked_read.ts";
 import { checkFile, ingestPathFor } from "./file_access.ts";
 import { extract, type Format, formatOf } from "./formats.ts";
 
@@ -18,6 +19,11 @@ export interface IngestFileJobPayload {
   document_id: string;
   hash: string;
   name: string;
+  /**
+   * The allowed root the file was under when queued (null: the operator's CLI, no root check);
+   * the job checks it again at run time. Absent in jobs queued by older versions.
+   */
+  root?: string | null;
 }
 
 /** Options for one file ingestion. */
@@ -45,7 +51,7 @@ export async function ingestFile(
   const file = await checkFile(args.path, { roots: args.roots, cwd: args.cwd });
   const format = formatOf(file.realPath, args.as);
   const docPath = args.docPath ?? ingestPathFor(file);
-  const bytes = await Deno.readFile(file.realPath);
+  const bytes = await readCheckedFile(file, args.path);
   args.signal?.throwIfAborted();
   const hash = sha256Bytes(bytes);
   const brain = await service.brain(caller, args.brain);
@@ -68,6 +74,7 @@ export async function ingestFile(
       document_id: documentId,
       hash,
       name: args.path,
+      root: file.root,
     };
     const job = active ?? await service.store.enqueueJob({
       id: newId("job"),
@@ -108,11 +115,17 @@ export async function runIngestFileJob(
   const p = job.payload;
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(p.real_path);
+    // Checked and read the same way as when it was queued: the file may have been swapped since.
+    const file = await checkFile(p.real_path, {
+      roots: typeof p.root === "string" ? [p.root] : null,
+      cwd: "/",
+    });
+    bytes = await readCheckedFile(file, p.name);
   } catch (err) {
+    if (!(err instanceof EngramError) || err.code !== "not_found") throw err;
     throw new EngramError(
       "not_found",
-      `file ${p.name} disappeared before it was ingested: ${(err as Error).message}`,
+      `file ${p.name} disappeared before it was ingested: ${err.message}`,
     );
   }
   const hash = sha256Bytes(bytes);

@@ -48,9 +48,12 @@ Deno.test("stdio mode with no allowlist: every command is refused; at tier read 
   assert.ok(r.revoked.includes("read") && r.revoked.includes("write"));
 });
 
-Deno.test("stdio mode at tier write keeps net for URL ingestion", async () => {
+Deno.test("stdio mode at tier write keeps net for URL ingestion and read for the client's roots", async () => {
   const r = await probe("stdio", "stdio:\n  tier: write\n", []);
   assert.ok(!r.revoked.includes("net"));
+  // No allowed_file_roots, yet the client may share roots that memory_ingest_file reads.
+  assert.ok(!r.revoked.includes("read"), JSON.stringify(r.revoked));
+  assert.ok(r.revoked.includes("write"));
 });
 
 Deno.test("cli mode: run and net are dropped entirely; env is kept for libraries", async () => {

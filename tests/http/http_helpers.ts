@@ -37,6 +37,8 @@ export async function startServer(
   options: {
     settings?: Partial<HttpSettings>;
     app?: Partial<HttpAppOptions>;
+    /** Session settings over the test defaults (e.g. `ingest`). */
+    mcp?: Partial<HttpAppOptions["mcp"]>;
   } = {},
 ): Promise<TestServer> {
   const dir = await tempDir("engram-http-");
@@ -50,6 +52,7 @@ export async function startServer(
       version: "test",
       providers: new ProviderSet([], { logger: silentLogger }),
       consolidate: { promoteAfterSessions: 2, pruneAfterDays: 90 },
+      ...options.mcp,
     },
     verifyToken: (t) => Promise.resolve(TOKENS[t] ?? null),
     ready: () => svc.store.db.prepare("SELECT 1").get() !== undefined,

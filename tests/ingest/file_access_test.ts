@@ -67,7 +67,7 @@ Deno.test("checkFile: a sibling folder sharing the root's name prefix is outside
   await rejects(
     () => checkFile(`${l.base}/notes-private/x.md`, { roots: [l.root], cwd: l.base }),
     "forbidden",
-    `${l.base}/notes-private/x.md is outside the allowed file roots (${l.root}); add its folder to mcp.allowed_file_roots to allow it`,
+    `${l.base}/notes-private/x.md is outside the allowed file roots (${l.root}); to allow it, add the folder holding ${l.base}/notes-private/x.md to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
   );
 });
 
@@ -76,7 +76,7 @@ Deno.test("checkFile refuses a file outside the roots, naming the roots and the 
   await rejects(
     () => checkFile(`${l.outside}/secret.md`, { roots: [l.root], cwd: l.base }),
     "forbidden",
-    `${l.outside}/secret.md is outside the allowed file roots (${l.root}); add its folder to mcp.allowed_file_roots to allow it`,
+    `${l.outside}/secret.md is outside the allowed file roots (${l.root}); to allow it, add the folder holding ${l.outside}/secret.md to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
   );
 });
 
@@ -86,7 +86,7 @@ Deno.test("checkFile refuses a `..` escape and says where the path really goes",
   await rejects(
     () => checkFile(path, { roots: [l.root], cwd: l.base }),
     "forbidden",
-    `${path} (it resolves to ${l.outside}/secret.md) is outside the allowed file roots (${l.root}); add its folder to mcp.allowed_file_roots to allow it`,
+    `${path} (it resolves to ${l.outside}/secret.md) is outside the allowed file roots (${l.root}); to allow it, add the folder holding ${path} to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
   );
   await rejects(
     () => checkFile("../outside/secret.md", { roots: [l.root], cwd: l.root }),
@@ -102,7 +102,7 @@ Deno.test("checkFile refuses a link inside the root that points outside it", asy
   await rejects(
     () => checkFile(`${l.root}/innocent.md`, { roots: [l.root], cwd: l.base }),
     "forbidden",
-    `${l.root}/innocent.md (it resolves to ${l.outside}/secret.md) is outside the allowed file roots (${l.root}); add its folder to mcp.allowed_file_roots to allow it`,
+    `${l.root}/innocent.md (it resolves to ${l.outside}/secret.md) is outside the allowed file roots (${l.root}); to allow it, add the folder holding ${l.root}/innocent.md to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
   );
   await rejects(
     () => checkFile(`${l.root}/linked-dir/secret.md`, { roots: [l.root], cwd: l.base }),
@@ -139,7 +139,7 @@ Deno.test("checkFile: a missing file outside the roots is forbidden, so existenc
     await rejects(
       () => checkFile(path, { roots: [l.root], cwd: l.base }),
       "forbidden",
-      `${path} is outside the allowed file roots (${l.root}); add its folder to mcp.allowed_file_roots to allow it`,
+      `${path} is outside the allowed file roots (${l.root}); to allow it, add the folder holding ${path} to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
     );
   }
 });
@@ -179,7 +179,7 @@ Deno.test("checkFile with no roots configured refuses everything and says how to
     await rejects(
       () => checkFile(path, { roots: [], cwd: l.base }),
       "forbidden",
-      `reading files is off: no allowed_file_roots are configured; add the folder holding ${path} to mcp.allowed_file_roots in the config`,
+      `reading files is off: no file roots are allowed in this session; to allow it, add the folder holding ${path} to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
     );
   }
 });

@@ -221,6 +221,7 @@ Deno.test("ingestFile queues a file over queueBytes, and the job stores it under
     document_id: queued.document_id,
     hash: queued.hash,
     name: file,
+    root: s.root,
   });
 
   const done = await runIngestFileJob(s.service, ADMIN, { brain_id: job.brain_id, payload });

@@ -250,14 +250,14 @@ Deno.test("stdio memory_ingest_file: formats, reuse, versions and every refusal"
       args: () => ({ path: `${base}/outside/secret.md` }),
       code: "forbidden",
       message:
-        `${base}/outside/secret.md is outside the allowed file roots (${root}); add its folder to mcp.allowed_file_roots to allow it`,
+        `${base}/outside/secret.md is outside the allowed file roots (${root}); to allow it, add the folder holding ${base}/outside/secret.md to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
     },
     {
       name: "a `..` escape → forbidden",
       args: () => ({ path: `${root}/../outside/secret.md` }),
       code: "forbidden",
       message:
-        `${root}/../outside/secret.md (it resolves to ${base}/outside/secret.md) is outside the allowed file roots (${root}); add its folder to mcp.allowed_file_roots to allow it`,
+        `${root}/../outside/secret.md (it resolves to ${base}/outside/secret.md) is outside the allowed file roots (${root}); to allow it, add the folder holding ${root}/../outside/secret.md to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
     },
     {
       name: "a link inside the root pointing outside → forbidden, naming the real path",
@@ -265,7 +265,7 @@ Deno.test("stdio memory_ingest_file: formats, reuse, versions and every refusal"
       args: () => ({ path: `${root}/shortcut.md` }),
       code: "forbidden",
       message:
-        `${root}/shortcut.md (it resolves to ${base}/outside/secret.md) is outside the allowed file roots (${root}); add its folder to mcp.allowed_file_roots to allow it`,
+        `${root}/shortcut.md (it resolves to ${base}/outside/secret.md) is outside the allowed file roots (${root}); to allow it, add the folder holding ${root}/shortcut.md to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
     },
     {
       name: "a missing file outside the roots → forbidden, not not_found",
@@ -340,7 +340,7 @@ Deno.test("stdio memory_ingest_file with no allowed_file_roots is forbidden and 
     assert.equal(e.code, "forbidden");
     assert.equal(
       e.message,
-      `reading files is off: no allowed_file_roots are configured; add the folder holding ${path} to mcp.allowed_file_roots in the config`,
+      `reading files is off: no file roots are allowed in this session; to allow it, add the folder holding ${path} to mcp.allowed_file_roots in the config, or have the MCP client share that folder as a root (stdio sessions only)`,
     );
   }
   assert.equal((await stats(s.client)).documents, 0);

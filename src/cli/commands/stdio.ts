@@ -48,6 +48,8 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   const server = createMcpServer({
     ...sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs }),
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
+    // Same machine: the folders the client shares as roots are files this process may read.
+    clientRoots: { home: config.homeDir },
     onClose: () => onClosed(),
   });
   // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.

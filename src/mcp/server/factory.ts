@@ -24,6 +24,7 @@ import type { MemoryModel } from "../../core/model.ts";
 import { type CallerContext, tierAllows } from "../../core/types.ts";
 import { paginate } from "./pagination.ts";
 import { registerLogging } from "./client_logging.ts";
+import { trackClientRoots } from "./client_roots.ts";
 import { registerCompletion } from "./completion.ts";
 import { registerPrompts } from "./prompts.ts";
 import { RecentQueries } from "./recent_queries.ts";
@@ -50,6 +51,11 @@ export interface ServerDeps {
   /** Background jobs of this process (queued ingestion, fact extraction). */
   jobs?: JobRunner;
   consolidate: ConsolidateSettings;
+  /**
+   * Follow the client's `roots` for memory_ingest_file. Stdio only: over HTTP the client runs on
+   * another machine, so the paths its roots name are not this machine's files.
+   */
+  clientRoots?: { home?: string };
   /**
    * Called when the session's connection closes, after the factory's own clean-up. The factory
    * owns `server.onclose`; transports hear about the close through this instead.
@@ -104,6 +110,7 @@ export function createMcpServer(deps: ServerDeps): Server {
     deps.onClose?.();
   };
   registerCompletion(server, { ...session, recent });
+  const ingest = sessionIngest(server, deps);
   const listing = TOOL_LISTING.filter((t) => tierAllows(deps.caller.tier, t.tier)).map((t) =>
     t.entry
   );
@@ -143,7 +150,7 @@ export function createMcpServer(deps: ServerDeps): Server {
         logger: log.forRequest(extra.sendNotification),
         serverLogger: deps.logger,
         signal: extra.signal,
-        ingest: deps.ingest,
+        ingest,
         model: sessionModel(),
         jobs: deps.jobs,
         consolidate: deps.consolidate,
@@ -152,6 +159,16 @@ export function createMcpServer(deps: ServerDeps): Server {
     },
   );
   return server;
+}
+
+/** The ingestion settings of one session: the configured ones plus, on stdio, the client's roots. */
+function sessionIngest(server: Server, deps: ServerDeps): IngestContext | undefined {
+  if (!deps.ingest || !deps.clientRoots) return deps.ingest;
+  const roots = trackClientRoots(server, {
+    logger: deps.logger,
+    home: deps.clientRoots.home,
+  });
+  return { ...deps.ingest, clientRoots: roots.current };
 }
 
 /**

@@ -41,7 +41,7 @@ export const memoryIngestFile = defineTool({
   title: "Ingest a file",
   tier: "write",
   description:
-    "Ingest a local file of at most 25 MiB: markdown (front matter becomes title, tags and metadata), text, pdf or json (chat transcripts become a readable conversation). Only files under the configured allowed_file_roots can be read. Stored at /ingest/<root>/<relative path>. An unchanged file is reused (reused: true). Large files return status 'queued' with a job_id; follow it with memory_job.",
+    "Ingest a local file of at most 25 MiB: markdown (front matter becomes title, tags and metadata), text, pdf or json (chat transcripts become a readable conversation). Only files under the configured allowed_file_roots, or (over stdio) under the roots the client shares, can be read. Stored at /ingest/<root>/<relative path>. An unchanged file is reused (reused: true). Large files return status 'queued' with a job_id; follow it with memory_job.",
   input: z.object({
     path: z.string().min(1).max(4096).describe(
       "Absolute path, or relative to the server's working directory",
@@ -57,7 +57,7 @@ export const memoryIngestFile = defineTool({
       path: args.path,
       brain: args.brain,
       as: args.as,
-      roots: ingest.roots,
+      roots: [...ingest.roots, ...(await ingest.clientRoots?.() ?? [])],
       cwd: ingest.cwd,
       queueBytes: ingest.queueBytes,
       signal: ctx.signal,
