@@ -34,9 +34,12 @@ export class EngramError extends Error {
   }
 }
 
-/** Wraps anything thrown into an EngramError, keeping the original as `cause`. */
+/**
+ * Wraps anything thrown into an EngramError, keeping the original as `cause`. The message is the
+ * original's alone: every edge already prefixes the code (`internal: …`).
+ */
 export function toEngramError(err: unknown): EngramError {
   if (err instanceof EngramError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new EngramError("internal", `internal error: ${message}`, { cause: err });
+  return new EngramError("internal", message, { cause: err });
 }

@@ -61,7 +61,11 @@ export async function checkFile(
       ) {
         throw outside("");
       }
-      throw new EngramError("not_found", `file ${path} does not exist (or is a broken link)`);
+      const tried = absolute === path ? "" : `, tried ${absolute}`;
+      throw new EngramError(
+        "not_found",
+        `file ${path} does not exist (or is a broken link${tried})`,
+      );
     }
     throw new EngramError("forbidden", `cannot read ${path}: ${(err as Error).message}`, {
       cause: err,

@@ -170,7 +170,7 @@ Deno.test("engram ingest FILE stores a single file at /ingest/<name>; a missing 
   assert.match(r.stdout, summaryLine(0, 1, 1, 2));
   assert.equal(
     r.stderr,
-    "failed: nope.md: not_found: file nope.md does not exist (or is a broken link)\n",
+    `failed: nope.md: not_found: file nope.md does not exist (or is a broken link, tried ${dir.path}/nope.md)\n`,
   );
   assert.deepEqual(await searchPaths(dir.path, "knead"), ["/ingest/recipe.md"]);
 });

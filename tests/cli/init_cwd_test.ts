@@ -48,3 +48,23 @@ Deno.test("run from source: a missing file's message shows the absolute path tri
     r.stderr,
   );
 });
+
+Deno.test("run from source: remember and ingest of a missing file name the absolute path tried", async () => {
+  await using dir = await tempDir();
+  const work = `${dir.path}/work`;
+  await Deno.mkdir(work);
+  const remember = await runFromSource(["remember", "gone.md"], { cwd: work, dataDir: dir.path });
+  assert.equal(remember.code, 1, remember.stderr);
+  assert.ok(
+    remember.stderr.includes(`file gone.md does not exist (tried ${work}/gone.md)`),
+    remember.stderr,
+  );
+  const ingest = await runFromSource(["ingest", "gone.md", "--json"], {
+    cwd: work,
+    dataDir: dir.path,
+  });
+  assert.ok(
+    ingest.stdout.includes(`${work}/gone.md`) || ingest.stderr.includes(`${work}/gone.md`),
+    ingest.stdout + ingest.stderr,
+  );
+});

@@ -62,7 +62,10 @@ async function readFile(file: string, cwd: string): Promise<Uint8Array> {
     return await Deno.readFile(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
-      throw new EngramError("not_found", `file ${file} does not exist`);
+      throw new EngramError(
+        "not_found",
+        `file ${file} does not exist${path === file ? "" : ` (tried ${path})`}`,
+      );
     }
     if (err instanceof Deno.errors.IsADirectory || (err as Error).message?.includes("directory")) {
       throw new EngramError(
