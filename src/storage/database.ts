@@ -19,6 +19,7 @@ export interface OpenOptions {
 export function openDatabase(file: string, options: OpenOptions = {}): DatabaseSync {
   let db: DatabaseSync | undefined;
   try {
+    createPrivately(file);
     db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: BUSY_TIMEOUT_MS });
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
@@ -117,5 +118,18 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
       // The transaction may already be gone (e.g. SQLITE_FULL); the original error matters.
     }
     throw err;
+  }
+}
+
+/**
+ * Creates a missing database file readable by its owner alone. Notes are private, and SQLite gives
+ * the -wal and -shm files the main file's mode, so all three stay 0600 whatever the umask.
+ */
+function createPrivately(file: string): void {
+  if (file === ":memory:") return;
+  try {
+    Deno.openSync(file, { createNew: true, write: true, mode: 0o600 }).close();
+  } catch {
+    // It exists, or cannot be created: SQLite's own open then reports it with the usual message.
   }
 }

@@ -344,3 +344,18 @@ Deno.test("transaction commits on success and rolls everything back on error", a
     db.close();
   }
 });
+
+Deno.test("a new database and its -wal and -shm files are readable by their owner alone", async () => {
+  await using dir = await tempDir();
+  const file = `${dir.path}/engram.db`;
+  const db = openDatabase(file);
+  try {
+    db.exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)");
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      const mode = (await Deno.stat(f)).mode! & 0o777;
+      assert.equal(mode, 0o600, `${f} has mode ${mode.toString(8)}`);
+    }
+  } finally {
+    db.close();
+  }
+});
