@@ -14,7 +14,7 @@ import {
   type DatabaseSummary,
   summarizeDatabase,
 } from "./database_summary.ts";
-import { createTempBeside, moveIntoPlace, removeIfPresent } from "./durable_file.ts";
+import { createTempBeside, fileExists, moveIntoPlace, removeIfPresent } from "./durable_file.ts";
 
 /** What a backup wrote. */
 export interface BackupResult extends DatabaseSummary {
@@ -33,7 +33,7 @@ export async function backupDatabase(
   options: { force?: boolean; synchronous?: "NORMAL" | "FULL" } = {},
 ): Promise<BackupResult> {
   assertTargetUsable(dbFile, target, options.force === true);
-  if (!exists(dbFile)) {
+  if (!fileExists(dbFile)) {
     throw new EngramError(
       "not_found",
       `no database at ${dbFile} to back up; pass --data DIR (or set ENGRAM_DATA_DIR) to the data directory that holds engram.db`,
@@ -124,15 +124,5 @@ function sameFile(info: Deno.FileInfo, path: string): boolean {
     return info.ino !== null && info.dev === other.dev && info.ino === other.ino;
   } catch {
     return false;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
   }
 }

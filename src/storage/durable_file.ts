@@ -78,3 +78,14 @@ export function removeIfPresent(path: string): void {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
 }
+
+/** Whether something exists at `path`; errors other than "not found" (permissions) are thrown. */
+export function fileExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}

@@ -21,6 +21,7 @@ import {
 } from "./database_summary.ts";
 import {
   createTempBeside,
+  fileExists,
   fsyncDir,
   fsyncFile,
   moveIntoPlace,
@@ -139,7 +140,7 @@ function checkCopy(temp: string, source: string): DatabaseSummary {
 /** Puts `temp` at `dbFile`; returns whether a database was there. */
 function replaceDatabase(temp: string, dbFile: string, force: boolean): boolean {
   fsyncFile(temp);
-  if (!exists(dbFile)) {
+  if (!fileExists(dbFile)) {
     // Side files without their database belong to a database that is gone.
     for (const s of SIDE_FILES) removeIfPresent(dbFile + s);
     try {
@@ -219,14 +220,4 @@ function heldData(db: DatabaseSync): string {
     "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name IN ('brains', 'documents', 'sessions')",
   ).get() as { n: number };
   return Number(tables.n) === 3 ? describeHeldData(db) : "";
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
 }

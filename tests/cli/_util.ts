@@ -60,8 +60,16 @@ export async function spawnEngram(
   args: string[],
   options: { cwd: string; env: Record<string, string> },
 ): Promise<CliResult> {
+  return await spawnDeno(engramCommandArgs(args), options);
+}
+
+/** Runs `deno ARGS` with exactly `env`, stdin closed, and collects its output. */
+export async function spawnDeno(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<CliResult> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: engramCommandArgs(args),
+    args,
     cwd: options.cwd,
     env: options.env,
     clearEnv: true,

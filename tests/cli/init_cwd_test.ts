@@ -1,23 +1,16 @@
 import assert from "node:assert/strict";
 import { type CliResult, engramEnv, ROOT, tempDir } from "../helpers.ts";
-import { exists, writeText } from "./_util.ts";
+import { exists, spawnDeno, writeText } from "./_util.ts";
 
 /** `deno task --config <clone>/deno.json engram ARGS`, run from `cwd`, as a user running from source. */
 async function runFromSource(
   args: string[],
   o: { cwd: string; dataDir: string },
 ): Promise<CliResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "--config", `${ROOT}deno.json`, "engram", ...args],
+  return await spawnDeno(["task", "-q", "--config", `${ROOT}deno.json`, "engram", ...args], {
     cwd: o.cwd,
     env: engramEnv(o.dataDir),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  });
 }
 
 Deno.test("deno task --config <clone>/deno.json engram remember note.md reads note.md (and --data db) where the user stands", async () => {
