@@ -3,8 +3,8 @@
  * when it ends its session first (README, "Clients on Deno"); a real `engram serve` on loopback.
  */
 import assert from "node:assert/strict";
-import { runEngram, tempDir } from "../helpers.ts";
-import { spawnServe } from "./http_helpers.ts";
+import { tempDir } from "../helpers.ts";
+import { createToken, spawnServe } from "./http_helpers.ts";
 
 const CLIENT = new URL("../fixtures/http_client_exit.ts", import.meta.url).pathname;
 /** Generous: the client normally exits in well under a second. */
@@ -47,11 +47,7 @@ async function runClient(args: string[], ms: number) {
 
 Deno.test("Streamable HTTP: an SDK client that lists tools, ends its session and closes exits by itself", async () => {
   await using dir = await tempDir();
-  const created = await runEngram(["tokens", "create", "--client", "exit", "--tier", "read"], {
-    dataDir: dir.path,
-  });
-  assert.equal(created.code, 0, created.stderr);
-  const token = created.stdout.trim().split("\n")[0];
+  const token = await createToken(dir.path, { client: "exit", tier: "read" });
   const serve = await spawnServe(dir.path, []);
   try {
     const r = await runClient([`${serve.url}/mcp`, token], EXIT_WITHIN_MS);

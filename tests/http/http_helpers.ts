@@ -12,6 +12,7 @@ import {
   engramCommandArgs,
   engramEnv,
   openService,
+  runEngram,
   tempDir,
 } from "../helpers.ts";
 
@@ -176,6 +177,19 @@ export function sseReader(body: ReadableStream<Uint8Array>): {
     },
     cancel: () => reader.cancel().catch(() => {}),
   };
+}
+
+/** Creates a bearer token with the real CLI (`engram tokens create`) and returns its secret. */
+export async function createToken(
+  dataDir: string,
+  grant: { client: string; tier: "read" | "write" | "admin" },
+): Promise<string> {
+  const created = await runEngram(
+    ["tokens", "create", "--client", grant.client, "--tier", grant.tier],
+    { dataDir },
+  );
+  if (created.code !== 0) throw new Error(`engram tokens create failed: ${created.stderr}`);
+  return created.stdout.trim().split("\n")[0];
 }
 
 /**

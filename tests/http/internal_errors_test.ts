@@ -5,18 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { callErr, callOk, runEngram, tempDir } from "../helpers.ts";
-import { connectHttp, mcpHeaders, spawnServe } from "./http_helpers.ts";
+import { callErr, callOk, tempDir } from "../helpers.ts";
+import { connectHttp, createToken, mcpHeaders, spawnServe } from "./http_helpers.ts";
 
 const CONCEALED = /^internal: unexpected error \(ref ([0-9a-f]{10})\); see the server log$/;
 
 Deno.test("http: a database damaged under a running server: clients see a reference, the log the detail", async () => {
   await using dir = await tempDir();
-  const created = await runEngram(["tokens", "create", "--client", "ci", "--tier", "write"], {
-    dataDir: dir.path,
-  });
-  assert.equal(created.code, 0, created.stderr);
-  const token = created.stdout.trim().split("\n")[0];
+  const token = await createToken(dir.path, { client: "ci", tier: "write" });
   const serve = await spawnServe(dir.path, []);
   const refs: string[] = [];
   try {

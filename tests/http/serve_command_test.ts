@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { callOk, runEngram, tempDir } from "../helpers.ts";
-import { connectHttp, spawnServe } from "./http_helpers.ts";
+import { connectHttp, createToken, spawnServe } from "./http_helpers.ts";
 
 Deno.test("engram serve: real process with a real token; SIGTERM shuts it down cleanly", async () => {
   await using dir = await tempDir();
-  const created = await runEngram(["tokens", "create", "--client", "ci", "--tier", "write"], {
-    dataDir: dir.path,
-  });
-  assert.equal(created.code, 0, created.stderr);
-  const token = created.stdout.trim().split("\n")[0];
+  const token = await createToken(dir.path, { client: "ci", tier: "write" });
 
   const serve = await spawnServe(dir.path, []);
   try {

@@ -84,6 +84,16 @@ async function rootsSession(
   };
 }
 
+/** Writes a config allowing `<base>/conf` and returns the stdio arguments that load it. */
+async function configuredRoot(base: string): Promise<string[]> {
+  const config = `${base}/engram.yaml`;
+  await Deno.writeTextFile(
+    config,
+    `mcp:\n  allowed_file_roots: [${JSON.stringify(`${base}/conf`)}]\n`,
+  );
+  return ["--config", config];
+}
+
 const ingest = (client: Client, path: string) =>
   callOk<{ path: string }>(client, "memory_ingest_file", { path });
 
@@ -121,14 +131,9 @@ Deno.test("stdio: files under the client's roots ingest, others are refused; lis
 Deno.test("stdio: client roots add to the configured ones", async () => {
   await using w = await workspace();
   const { base, note } = w;
-  const config = `${base}/engram.yaml`;
-  await Deno.writeTextFile(
-    config,
-    `mcp:\n  allowed_file_roots: [${JSON.stringify(`${base}/conf`)}]\n`,
-  );
   await using s = await rootsSession(base, {
     answer: () => [{ uri: uri(`${base}/projA`) }],
-    args: ["--config", config],
+    args: await configuredRoot(base),
   });
   assert.equal((await ingest(s.client, note.conf)).path, "/ingest/conf/conf.md");
   assert.equal((await ingest(s.client, note.projA)).path, "/ingest/projA/proja.md");
@@ -185,14 +190,9 @@ Deno.test("stdio: roots of /, the home directory, other schemes and bad file URI
 Deno.test("stdio: a failing roots/list leaves the configured roots and the session working", async () => {
   await using w = await workspace();
   const { base, note } = w;
-  const config = `${base}/engram.yaml`;
-  await Deno.writeTextFile(
-    config,
-    `mcp:\n  allowed_file_roots: [${JSON.stringify(`${base}/conf`)}]\n`,
-  );
   await using s = await rootsSession(base, {
     answer: () => Promise.reject(new Error("roots are unavailable")),
-    args: ["--config", config],
+    args: await configuredRoot(base),
   });
   assert.equal((await ingest(s.client, note.conf)).path, "/ingest/conf/conf.md");
   assert.equal(
@@ -207,15 +207,10 @@ Deno.test("stdio: a failing roots/list leaves the configured roots and the sessi
 Deno.test("stdio: a roots/list that never answers times out without breaking the session", async () => {
   await using w = await workspace();
   const { base, note } = w;
-  const config = `${base}/engram.yaml`;
-  await Deno.writeTextFile(
-    config,
-    `mcp:\n  allowed_file_roots: [${JSON.stringify(`${base}/conf`)}]\n`,
-  );
   const never = Promise.withResolvers<Roots>();
   await using s = await rootsSession(base, {
     answer: () => never.promise,
-    args: ["--config", config],
+    args: await configuredRoot(base),
   });
   // The call waits for the pending roots/list (up to its 5 s limit), then goes on without it.
   assert.equal((await ingest(s.client, note.conf)).path, "/ingest/conf/conf.md");
