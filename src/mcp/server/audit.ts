@@ -48,6 +48,7 @@ export async function auditCall(ctx: AuditContext, call: AuditedCall): Promise<v
     });
   } catch (err) {
     // A failed audit write must not fail the call the user made; it is logged instead.
-    ctx.logger.warn("audit write failed", { [call.kind]: call.name, error: String(err) });
+    // The server log only: the error may name SQL or files a remote client must not read.
+    ctx.serverLogger.warn("audit write failed", { [call.kind]: call.name, error: String(err) });
   }
 }

@@ -66,7 +66,7 @@ export function registerSubscriptions(server: Server, deps: SubscriptionDeps): (
     subscribed.set(key, (subscribed.get(key) ?? new Set()).add(uri));
     stopListening ??= deps.service.changes.listen((c) =>
       void onChange(c).catch((err) =>
-        deps.logger.warn("change notification failed", { error: String(err) })
+        deps.serverLogger.warn("change notification failed", { error: String(err) })
       )
     );
     if (!stopWatching && !key.startsWith("other:")) {
