@@ -108,9 +108,10 @@ export function consoleOutput(
 /** Left-aligned columns, measured as the terminal will show them. */
 export function table(rows: string[][]): string {
   if (rows.length === 0) return "";
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => shownWidth(r[i] ?? ""))));
-  return rows.map((r) =>
-    r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat(widths[i] - shownWidth(c))))
+  const shown = rows.map((r) => r.map(shownWidth));
+  const widths = rows[0].map((_, i) => Math.max(...shown.map((w) => w[i] ?? 0)));
+  return rows.map((r, j) =>
+    r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat(widths[i] - shown[j][i])))
       .join("  ")
   ).join("\n");
 }

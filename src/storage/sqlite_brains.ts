@@ -9,23 +9,12 @@ import type { Prepares } from "./database.ts";
 import { toBrain } from "./rows.ts";
 
 /**
- * Rows hanging off a brain's documents go first, through the documents' ids (indexed), so the
- * chunk deletes fire the FTS triggers and no vector is left for a reused chunk rowid. Foreign-key
- * cascades would catch the same rows; the explicit order keeps the deletion independent of them.
- * Locks are named after the brain id (`consolidate:<id>`). The audit log is kept on purpose: it
- * holds no content (arguments are digested) and is the record of who did what.
+ * Everything else a brain holds (documents and their versions, chunks with their FTS rows and
+ * vectors, tags, links, sessions and messages, jobs) goes by the schema's `ON DELETE CASCADE`.
+ * Locks are named after the brain id (`consolidate:<id>`), with no key to cascade on. The audit
+ * log is kept on purpose: it holds no content (arguments are digested) and records who did what.
  */
 const DELETE_STATEMENTS = [
-  `DELETE FROM chunk_vectors WHERE chunk_rowid IN (SELECT c.rowid FROM chunks c
-     JOIN documents d ON d.id = c.document_id WHERE d.brain_id = $brain)`,
-  "DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
-  "DELETE FROM links WHERE source_document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
-  "DELETE FROM document_tags WHERE document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
-  "DELETE FROM document_versions WHERE document_id IN (SELECT id FROM documents WHERE brain_id = $brain)",
-  "DELETE FROM documents WHERE brain_id = $brain",
-  "DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE brain_id = $brain)",
-  "DELETE FROM sessions WHERE brain_id = $brain",
-  "DELETE FROM jobs WHERE brain_id = $brain",
   "DELETE FROM locks WHERE instr(name, $brain) > 0",
   "DELETE FROM brains WHERE id = $brain",
 ];

@@ -56,11 +56,16 @@ export async function askCommand(argv: string[], ctx: CommandContext): Promise<n
       if (n !== undefined && !cited.has(n)) cited.set(n, c);
     }
     if (cited.size) ctx.out.line("");
+    // Several cited passages often come from one document: read each document once.
+    const names = new Map<string, Promise<string>>();
     for (const [n, c] of [...cited].sort(([a], [b]) => a - b)) {
-      const name = await sourceName(runtime.service, {
-        documentId: c.document_id,
-        brainId: result.brain_id,
-      });
+      if (!names.has(c.document_id)) {
+        names.set(
+          c.document_id,
+          sourceName(runtime.service, { documentId: c.document_id, brainId: result.brain_id }),
+        );
+      }
+      const name = await names.get(c.document_id)!;
       ctx.out.line(`[${n}] ${name}`);
       ctx.out.line(ctx.out.dim(`    "${c.quote.replace(/\s+/g, " ").slice(0, 160)}"`));
     }

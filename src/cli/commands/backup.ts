@@ -38,18 +38,27 @@ export async function backupCommand(argv: string[], ctx: CommandContext): Promis
 
 /** One line for people: where, how big, what it holds. */
 function describeBackup(r: BackupResult): string {
-  return `backed up to ${r.file} (${humanBytes(r.bytes)}): ${count(r.brains, "brain")}, ${
-    count(r.documents, "document")
-  } (${count(r.versions, "version")}), ${count(r.sessions, "session")}; schema ${r.schema_version}`;
+  return `backed up to ${r.file} (${humanBytes(r.bytes)}): ${
+    describeContents(r)
+  }; schema ${r.schema_version}`;
+}
+
+/** What a database holds, for people: "2 brains, 3 documents (4 versions), 0 sessions". */
+export function describeContents(
+  s: { brains: number; documents: number; versions: number; sessions: number },
+): string {
+  return `${count(s.brains, "brain")}, ${count(s.documents, "document")} (${
+    count(s.versions, "version")
+  }), ${count(s.sessions, "session")}`;
 }
 
 /** "1 brain", "2 brains". */
-export function count(n: number, what: string): string {
+function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
 
 /** Bytes in B, KiB, MiB or GiB with one decimal. */
-export function humanBytes(n: number): string {
+function humanBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB"];
   let value = n;
   let unit = 0;

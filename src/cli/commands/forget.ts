@@ -1,7 +1,7 @@
 /** @module `engram forget PATH|ID`: the memory_forget tool from the command line. */
 import { ForgetInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
+import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { byDocumentRef } from "../document_ref.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -14,7 +14,7 @@ export const FORGET_SPEC: CommandSpec = {
     "are kept, and remembering the same path again restores it.\nA value starting with / is a " +
     "path; anything else is tried as an id, then as a path.",
   options: {
-    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    brain: BRAIN_OPTION,
     json: { type: "boolean", help: "print the forgotten DocumentRecord as JSON" },
   },
   positionals: [1, 1],

@@ -2,7 +2,14 @@
 import { GetInput } from "../../core/schemas.ts";
 import type { DocumentWithContent } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, intOption, parseOrHelp, usageError } from "../args.ts";
+import {
+  BRAIN_OPTION,
+  type CommandSpec,
+  configFlags,
+  intOption,
+  parseOrHelp,
+  usageError,
+} from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { byDocumentRef } from "../document_ref.ts";
 import type { Output } from "../output.ts";
@@ -16,7 +23,7 @@ export const GET_SPEC: CommandSpec = {
     "content.\nA value starting with / is a path; anything else is tried as an id, then as a path.",
   options: {
     version: { type: "string", help: "N  an earlier version (else the current one)" },
-    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    brain: BRAIN_OPTION,
     json: { type: "boolean", help: "print the document with its content as JSON (as memory_get)" },
   },
   positionals: [1, 1],

@@ -2,7 +2,7 @@
 import { ListInput } from "../../core/schemas.ts";
 import type { DocumentRecord } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
+import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -17,7 +17,7 @@ export const LIST_SPEC: CommandSpec = {
   summary: "List the live documents of a brain in path order: path, title, version, updated.",
   options: {
     prefix: { type: "string", help: "P  only paths starting with P, e.g. /memory/ (else all)" },
-    brain: { type: "string", help: "SLUG  brain slug or id (else the default brain)" },
+    brain: BRAIN_OPTION,
     json: { type: "boolean", help: "print { brain_id, items: [DocumentRecord…] } as JSON" },
   },
   positionals: [0, 0],

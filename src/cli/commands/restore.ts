@@ -8,7 +8,7 @@ import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { openRuntime } from "../runtime.ts";
-import { count } from "./backup.ts";
+import { describeContents } from "./backup.ts";
 
 /** Usage of `engram restore`. */
 export const RESTORE_SPEC: CommandSpec = {
@@ -55,9 +55,7 @@ export async function restoreCommand(argv: string[], ctx: CommandContext): Promi
       ? `schema ${result.schema_version}`
       : `schema ${result.from_schema_version}, migrated to ${result.schema_version}`;
     ctx.out.line(
-      `restored ${result.file} into ${result.database}: ${count(result.brains, "brain")}, ${
-        count(result.documents, "document")
-      } (${count(result.versions, "version")}), ${count(result.sessions, "session")}; ${schema}`,
+      `restored ${result.file} into ${result.database}: ${describeContents(result)}; ${schema}`,
     );
   }
   return EXIT.ok;
