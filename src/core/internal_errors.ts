@@ -10,13 +10,13 @@ import type { Logger } from "./logger.ts";
 const REF_BYTES = 5;
 
 /** A short random reference for one logged failure, e.g. `3f9a0c12de`. */
-export function newErrorRef(): string {
+function newErrorRef(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(REF_BYTES));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** What a client is told about the failure logged under `ref` (the text after `internal: `). */
-export function concealedMessage(ref: string): string {
+function concealedMessage(ref: string): string {
   return `unexpected error (ref ${ref}); see the server log`;
 }
 

@@ -15,7 +15,7 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../core/logger.ts";
 import { silentLogger } from "../core/logger.ts";
 import type { AuditEntry } from "../core/types.ts";
-import { BUSY_TIMEOUT_MS, type Prepares, transaction } from "./database.ts";
+import { BUSY_TIMEOUT_MS, isBusyError, type Prepares, transaction } from "./database.ts";
 import { type AuditDrop, recordAuditDrops } from "./audit_drops.ts";
 
 /**
@@ -51,11 +51,9 @@ export interface AuditWriterOptions {
   timers?: AuditTimers;
 }
 
-/** True when `err` is SQLite saying another connection holds the lock: worth trying again. */
-function isBusyError(err: unknown): boolean {
-  const msg = err instanceof Error ? err.message : String(err);
-  return /database is locked|database is busy|SQLITE_BUSY|SQLITE_LOCKED|database table is locked/i
-    .test(msg);
+/** Another connection holds the lock, or a table of it: worth trying again. */
+function isLockedOut(err: unknown): boolean {
+  return isBusyError(err) || /SQLITE_LOCKED|database table is locked/i.test(String(err));
 }
 
 /** Queues audit rows and writes them in the background. */
@@ -160,7 +158,7 @@ export class AuditWriter {
           );
         } catch (err) {
           // Without a transaction SQLite rolled it all back (a full disk, an I/O error).
-          if (isBusyError(err) || !this.#db.isTransaction) throw err;
+          if (isLockedOut(err) || !this.#db.isTransaction) throw err;
           const reason = reasonOf(err);
           refused.set(reason, (refused.get(reason) ?? 0) + 1);
         }
@@ -168,7 +166,7 @@ export class AuditWriter {
       this.#db.exec("COMMIT");
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      if (isBusyError(err)) {
+      if (isLockedOut(err)) {
         this.#queue.unshift(...rows);
         return false;
       }
@@ -189,7 +187,7 @@ export class AuditWriter {
       return true;
     } catch (err) {
       this.#drops.unshift(...drops);
-      if (isBusyError(err)) return false;
+      if (isLockedOut(err)) return false;
       // Kept in memory and tried with the next write; retrying on a timer would only spin.
       if (!this.#dropLedgerFailed) {
         this.#dropLedgerFailed = true;

@@ -60,7 +60,7 @@ function assertWritable(db: DatabaseSync): void {
       db.exec("ROLLBACK");
     }
   } catch (err) {
-    if (!/database is locked|SQLITE_BUSY/i.test(String((err as Error).message))) throw err;
+    if (!isBusyError(err)) throw err;
   } finally {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
@@ -70,7 +70,7 @@ function assertWritable(db: DatabaseSync): void {
 function describeOpenError(file: string, err: unknown): EngramError {
   if (err instanceof EngramError) return err;
   const msg = err instanceof Error ? err.message : String(err);
-  if (/not a database|malformed|corrupt/i.test(msg)) {
+  if (isCorruptError(err)) {
     return new EngramError(
       "internal",
       `database ${file} is not a SQLite database or is corrupt (${msg}); move it aside, restore a backup with: engram restore FILE --force, or point --data at another directory`,
@@ -91,7 +91,7 @@ function describeOpenError(file: string, err: unknown): EngramError {
 export function translateSqliteError(err: unknown): EngramError {
   if (err instanceof EngramError) return err;
   const msg = err instanceof Error ? err.message : String(err);
-  if (/database is locked|database is busy|SQLITE_BUSY/i.test(msg)) {
+  if (isBusyError(err)) {
     return new EngramError(
       "busy",
       `the database is locked by another engram process (waited ${BUSY_TIMEOUT_MS} ms); try again`,
@@ -132,4 +132,18 @@ function createPrivately(file: string): void {
   } catch {
     // It exists, or cannot be created: SQLite's own open then reports it with the usual message.
   }
+}
+
+/** SQLite saying another connection holds the lock (so waiting or retrying may help). */
+export function isBusyError(err: unknown): boolean {
+  return /database is locked|database is busy|SQLITE_BUSY/i.test(messageOf(err));
+}
+
+/** SQLite saying the file is not a database, or a damaged one. */
+export function isCorruptError(err: unknown): boolean {
+  return /not a database|malformed|corrupt/i.test(messageOf(err));
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

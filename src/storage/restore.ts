@@ -11,7 +11,7 @@
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
-import { translateSqliteError } from "./database.ts";
+import { isBusyError, isCorruptError, translateSqliteError } from "./database.ts";
 import {
   assertSoundEngramDatabase,
   assertSqliteFile,
@@ -198,9 +198,8 @@ function lockExclusively(dbFile: string): DatabaseSync | null {
   } catch (err) {
     db.close();
     if (err instanceof EngramError) throw err;
-    const msg = (err as Error).message;
-    if (/not a database|malformed|corrupt/i.test(msg)) return null;
-    if (/locked|busy/i.test(msg)) throw openElsewhere(dbFile, err);
+    if (isCorruptError(err)) return null;
+    if (isBusyError(err)) throw openElsewhere(dbFile, err);
     throw translateSqliteError(err);
   }
 }

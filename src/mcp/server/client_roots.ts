@@ -12,7 +12,7 @@ import { RootsListChangedNotificationSchema, type Server } from "../sdk.ts";
 const LenientRootsSchema = z.object({ roots: z.array(z.looseObject({ uri: z.string() })) });
 
 /** How long a `roots/list` may take before the session carries on without the client's roots. */
-export const ROOTS_TIMEOUT_MS = 5_000;
+const ROOTS_TIMEOUT_MS = 5_000;
 
 /** The client's current file roots for one session. */
 export interface ClientRoots {
@@ -29,7 +29,6 @@ export interface ClientRootsOptions {
   logger: Logger;
   /** The user's home directory: a root of exactly this folder is too broad and is ignored. */
   home?: string;
-  timeoutMs?: number;
 }
 
 /**
@@ -91,7 +90,7 @@ async function fetchRoots(server: Server, options: ClientRootsOptions): Promise<
   // Not server.listRoots(): its schema rejects the whole list for one non-file:// root, while a
   // bad root should cost only itself.
   const result = await server.request({ method: "roots/list" }, LenientRootsSchema, {
-    timeout: options.timeoutMs ?? ROOTS_TIMEOUT_MS,
+    timeout: ROOTS_TIMEOUT_MS,
   });
   const home = options.home ? await realOrSame(resolve(options.home)) : undefined;
   const out: string[] = [];
