@@ -6,15 +6,18 @@
  * INTO` would compact too, but Deno refuses the ATTACH it needs unless every permission is granted.)
  */
 import { resolve } from "node:path";
-import { backup, DatabaseSync } from "node:sqlite";
+import { backup } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import { openDatabase, translateSqliteError } from "./database.ts";
+import { type DatabaseSummary, verifyCopy } from "./database_summary.ts";
 import {
-  assertSoundEngramDatabase,
-  type DatabaseSummary,
-  summarizeDatabase,
-} from "./database_summary.ts";
-import { createTempBeside, fileExists, moveIntoPlace, removeIfPresent } from "./durable_file.ts";
+  createTempBeside,
+  fileExists,
+  moveIntoPlace,
+  removeIfPresent,
+  sameFile,
+  SIDE_FILES,
+} from "./durable_file.ts";
 
 /** What a backup wrote. */
 export interface BackupResult extends DatabaseSummary {
@@ -49,22 +52,11 @@ export async function backupDatabase(
     } finally {
       db.close();
     }
-    const copy = new DatabaseSync(temp, { enableForeignKeyConstraints: false });
-    let summary: DatabaseSummary;
-    try {
-      // The pages carry the live database's WAL flag; a backup is one self-contained file.
-      copy.exec("PRAGMA journal_mode = DELETE");
-      assertSoundEngramDatabase(copy, temp, "backup copy");
-      summary = summarizeDatabase(copy);
-    } finally {
-      copy.close();
-    }
+    const summary = verifyCopy(temp, { shownAs: temp, what: "backup copy" });
     moveIntoPlace(temp, target, { overwrite: options.force === true });
     return { file: target, bytes: Deno.statSync(target).size, ...summary };
   } finally {
-    for (const path of [temp, `${temp}-wal`, `${temp}-shm`, `${temp}-journal`]) {
-      removeIfPresent(path);
-    }
+    for (const path of [temp, ...SIDE_FILES.map((s) => temp + s)]) removeIfPresent(path);
   }
 }
 
@@ -76,7 +68,7 @@ function assertTargetUsable(dbFile: string, target: string, force: boolean): voi
       "invalid_argument",
       `${target} is the live database; write the backup to a file outside it`,
     );
-  if ([live, `${live}-wal`, `${live}-shm`, `${live}-journal`].includes(resolve(target))) {
+  if ([live, ...SIDE_FILES.map((s) => live + s)].includes(resolve(target))) {
     throw isLive();
   }
   let info: Deno.FileInfo;
@@ -114,15 +106,5 @@ function createTempInDir(target: string): string {
       );
     }
     throw err;
-  }
-}
-
-/** Whether `info` (a stat) is the file at `path` (same device and inode: links, `..`, symlinks). */
-function sameFile(info: Deno.FileInfo, path: string): boolean {
-  try {
-    const other = Deno.statSync(path);
-    return info.ino !== null && info.dev === other.dev && info.ino === other.ino;
-  } catch {
-    return false;
   }
 }

@@ -2,7 +2,7 @@
  * @module What a database file holds and whether it is sound: the checks and counts backup and
  * restore report (integrity, schema version, brains, documents, versions).
  */
-import type { DatabaseSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
@@ -54,7 +54,7 @@ function plural(n: number, what: string): string {
 }
 
 /** The engram schema version of `db`. */
-export function schemaVersion(db: DatabaseSync): number {
+function schemaVersion(db: DatabaseSync): number {
   return (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
 }
 
@@ -104,7 +104,7 @@ export function assertSqliteFile(file: string, what: string): void {
  * Fails unless `db` passes `PRAGMA integrity_check` and carries an engram schema this build can
  * open (an older one is migrated when opened; a newer one needs a newer engram).
  */
-export function assertSoundEngramDatabase(db: DatabaseSync, file: string, what: string): void {
+function assertSoundEngramDatabase(db: DatabaseSync, file: string, what: string): void {
   let problems: string[];
   try {
     problems = (db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[])
@@ -140,5 +140,35 @@ export function assertSoundEngramDatabase(db: DatabaseSync, file: string, what: 
       "invalid_argument",
       `${what} ${file} has schema version ${version}, newer than this engram knows (${MIGRATIONS.length}); restore it with a newer engram`,
     );
+  }
+}
+
+/**
+ * Opens a freshly written copy (a backup, or a backup about to be restored), checks it is a sound
+ * engram database and counts what it holds, and leaves it one self-contained file in
+ * rollback-journal mode (its pages may carry the live database's WAL flag), so it moves without a
+ * -wal. `shownAs` and `what` name it in errors ("backup /x.db").
+ */
+export function verifyCopy(
+  file: string,
+  o: { shownAs: string; what: string },
+): DatabaseSummary {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { enableForeignKeyConstraints: false });
+  } catch (err) {
+    throw new EngramError(
+      "invalid_argument",
+      `${o.what} ${o.shownAs} cannot be opened (${(err as Error).message}); use another copy`,
+      { cause: err },
+    );
+  }
+  try {
+    assertSoundEngramDatabase(db, o.shownAs, o.what);
+    const summary = summarizeDatabase(db);
+    db.exec("PRAGMA journal_mode = DELETE");
+    return summary;
+  } finally {
+    db.close();
   }
 }

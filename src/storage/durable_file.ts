@@ -89,3 +89,16 @@ export function fileExists(path: string): boolean {
     throw err;
   }
 }
+
+/** The files SQLite keeps beside a database; stale ones must never meet another database. */
+export const SIDE_FILES = ["-wal", "-shm", "-journal"];
+
+/** Whether `info` (a stat) is the file at `path` (same device and inode: links, `..`, symlinks). */
+export function sameFile(info: Deno.FileInfo, path: string): boolean {
+  try {
+    const other = Deno.statSync(path);
+    return info.ino !== null && info.dev === other.dev && info.ino === other.ino;
+  } catch {
+    return false;
+  }
+}

@@ -13,11 +13,10 @@ import { DatabaseSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import { isBusyError, isCorruptError, translateSqliteError } from "./database.ts";
 import {
-  assertSoundEngramDatabase,
   assertSqliteFile,
   type DatabaseSummary,
   describeHeldData,
-  summarizeDatabase,
+  verifyCopy,
 } from "./database_summary.ts";
 import {
   createTempBeside,
@@ -26,6 +25,8 @@ import {
   fsyncFile,
   moveIntoPlace,
   removeIfPresent,
+  sameFile,
+  SIDE_FILES,
 } from "./durable_file.ts";
 
 /** What a restore put in place (the counts are the backup's, before any migration). */
@@ -37,9 +38,6 @@ export interface RestoreResult extends DatabaseSummary {
   /** An existing database was replaced (else created). */
   replaced: boolean;
 }
-
-/** The files SQLite keeps beside a database; stale ones must never meet another database. */
-const SIDE_FILES = ["-wal", "-shm", "-journal"];
 
 /**
  * Checks `source` and makes it the database at `dbFile` (both absolute). Refuses a target that
@@ -55,7 +53,7 @@ export function restoreDatabase(
   const temp = createTempBeside(dbFile);
   try {
     copyFile(source, temp);
-    const summary = checkCopy(temp, source);
+    const summary = verifyCopy(temp, { shownAs: source, what: "backup" });
     const replaced = replaceDatabase(temp, dbFile, options.force === true);
     return { file: source, database: dbFile, replaced, ...summary };
   } finally {
@@ -82,16 +80,11 @@ function assertSourceFile(source: string, dbFile: string): void {
       `backup ${source} is not a file; pass a file written by engram backup`,
     );
   }
-  try {
-    const live = Deno.statSync(dbFile);
-    if (live.ino !== null && live.dev === info.dev && live.ino === info.ino) {
-      throw new EngramError(
-        "invalid_argument",
-        `${source} is the live database itself; pass a backup file`,
-      );
-    }
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  if (sameFile(info, dbFile)) {
+    throw new EngramError(
+      "invalid_argument",
+      `${source} is the live database itself; pass a backup file`,
+    );
   }
   assertSqliteFile(source, "backup");
 }
@@ -109,31 +102,6 @@ function copyFile(source: string, temp: string): void {
   } finally {
     from.close();
     to.close();
-  }
-}
-
-/**
- * Verifies the private copy (never the user's file) and leaves it a self-contained file in
- * rollback-journal mode, so it moves without any -wal.
- */
-function checkCopy(temp: string, source: string): DatabaseSummary {
-  let db: DatabaseSync;
-  try {
-    db = new DatabaseSync(temp, { enableForeignKeyConstraints: false });
-  } catch (err) {
-    throw new EngramError(
-      "invalid_argument",
-      `backup ${source} cannot be opened (${(err as Error).message}); use another copy`,
-      { cause: err },
-    );
-  }
-  try {
-    assertSoundEngramDatabase(db, source, "backup");
-    const summary = summarizeDatabase(db);
-    db.exec("PRAGMA journal_mode = DELETE");
-    return summary;
-  } finally {
-    db.close();
   }
 }
 
