@@ -7,6 +7,7 @@ import type { BrainDeletion } from "../core/store.ts";
 import type { Brain } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
 import { toBrain } from "./rows.ts";
+import { dropBrainFromTokens } from "./sqlite_tokens.ts";
 
 /**
  * Everything else a brain holds (documents and their versions, chunks with their FTS rows and
@@ -24,37 +25,7 @@ export function deleteBrainRows(db: Prepares, brainId: string, at: string): Brai
   const { n: documents } = db.prepare("SELECT count(*) AS n FROM documents WHERE brain_id = ?")
     .get(brainId) as { n: number };
   for (const sql of DELETE_STATEMENTS) db.prepare(sql).run({ brain: brainId });
-  return { documents, ...dropFromTokens(db, brainId, at) };
-}
-
-/**
- * A token scoped to this brain alone is revoked (its scope keeps the dead id, which matches no
- * brain, so it can never widen to "all brains"); one scoped to several brains loses just this
- * one. Revoked tokens are narrowed too but not reported.
- */
-function dropFromTokens(
-  db: Prepares,
-  brainId: string,
-  at: string,
-): { revokedTokens: string[]; narrowedTokens: string[] } {
-  const rows = db.prepare("SELECT id, brains, revoked_at FROM tokens WHERE brains != '*'")
-    .all() as { id: string; brains: string; revoked_at: string | null }[];
-  const revokedTokens: string[] = [];
-  const narrowedTokens: string[] = [];
-  for (const row of rows) {
-    const ids = JSON.parse(row.brains) as string[];
-    if (!ids.includes(brainId)) continue;
-    const rest = ids.filter((id) => id !== brainId);
-    if (rest.length === 0) {
-      if (row.revoked_at !== null) continue;
-      db.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ?").run(at, row.id);
-      revokedTokens.push(row.id);
-    } else {
-      db.prepare("UPDATE tokens SET brains = ? WHERE id = ?").run(JSON.stringify(rest), row.id);
-      if (row.revoked_at === null) narrowedTokens.push(row.id);
-    }
-  }
-  return { revokedTokens, narrowedTokens };
+  return { documents, ...dropBrainFromTokens(db, brainId, at) };
 }
 
 /** Sets a brain's name and/or slug; `conflict` when another brain has the slug. */

@@ -87,3 +87,28 @@ export function touchToken(
     "UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
   ).run(options.at, id, options.olderThan);
 }
+
+/**
+ * Takes a deleted brain out of token scopes. A token scoped to it alone is revoked (its scope keeps
+ * the dead id, which matches no brain, so it can never widen to "all brains"); one scoped to
+ * several brains loses just this one. Revoked tokens are narrowed too but not reported.
+ */
+export function dropBrainFromTokens(
+  db: Prepares,
+  brainId: string,
+  at: string,
+): { revokedTokens: string[]; narrowedTokens: string[] } {
+  const revokedTokens: string[] = [];
+  const narrowedTokens: string[] = [];
+  for (const token of listTokens(db)) {
+    if (token.brains === "*" || !token.brains.includes(brainId)) continue;
+    const rest = token.brains.filter((id) => id !== brainId);
+    if (rest.length === 0) {
+      if (revokeToken(db, token.id, at)?.revokedNow) revokedTokens.push(token.id);
+    } else {
+      db.prepare("UPDATE tokens SET brains = ? WHERE id = ?").run(JSON.stringify(rest), token.id);
+      if (token.revoked_at === null) narrowedTokens.push(token.id);
+    }
+  }
+  return { revokedTokens, narrowedTokens };
+}
