@@ -21,6 +21,9 @@ Deno.test("stdio: a tool call failing inside SQLite returns a reference; stderr 
     params: { level: "debug" },
   }));
   assert.equal((await p.next()).id, 3);
+  // Raw lines so every log notification can be inspected, but in a real client's order: list first.
+  await p.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }));
+  assert.equal((await p.next()).id, 4);
   const db = new DatabaseSync(`${dir.path}/engram.db`);
   db.exec("DROP TABLE chunks_fts");
   db.close();
