@@ -14,9 +14,8 @@ import { type CheckedFile, MAX_FILE_BYTES } from "./file_access.ts";
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The bytes of `file`, read from one handle that is proven to be the checked real path: the last
- * path component may not be a link (O_NOFOLLOW), and the handle's own path (Linux
- * /proc/self/fd) or, where that is unavailable, its device and inode must match the checked path.
+ * The bytes of `file`, read from one descriptor proven to be the checked real path: the last path
+ * component may not be a link (O_NOFOLLOW), and its device and inode must match the checked path.
  * `name` is the path as the caller gave it, for messages.
  */
 export async function readCheckedFile(file: CheckedFile, name: string): Promise<Uint8Array> {
@@ -34,7 +33,7 @@ export async function readCheckedFile(file: CheckedFile, name: string): Promise<
     });
   }
   try {
-    const size = await verifyOpened(fd, file, name);
+    const size = verifyOpened(fd, file, name);
     return await readAll(fd, { name, size });
   } finally {
     closeSync(fd);
@@ -48,22 +47,21 @@ function changed(file: CheckedFile, name: string): EngramError {
   );
 }
 
-/** Throws unless the open handle is the regular file at the checked real path; returns its size. */
-async function verifyOpened(fd: number, file: CheckedFile, name: string): Promise<number> {
+/**
+ * Throws unless the descriptor is the regular file at the checked real path; returns its size.
+ * The open refused a link as the last component; the path must still name that very file (same
+ * device and inode) and still be link-free. The kernel's own name for the descriptor
+ * (/proc/self/fd) would be stronger, but Deno lets only a process with every permission read it,
+ * and engram always narrows its permissions first.
+ */
+function verifyOpened(fd: number, file: CheckedFile, name: string): number {
   const opened = fstatSync(fd);
   if (!opened.isFile()) throw changed(file, name);
-  const where = openedPath(fd);
-  if (where !== null) {
-    // The kernel's own name for the open file: whatever links led there, this is where it is.
-    if (where !== file.realPath) throw changed(file, name);
-    return opened.size;
-  }
-  // Without /proc (macOS) compare identities: the path must still be that very file, link-free.
   let now: Deno.FileInfo;
   let real: string;
   try {
-    now = await Deno.lstat(file.realPath);
-    real = await Deno.realPath(file.realPath);
+    now = Deno.lstatSync(file.realPath);
+    real = Deno.realPathSync(file.realPath);
   } catch {
     throw changed(file, name);
   }
@@ -73,15 +71,6 @@ async function verifyOpened(fd: number, file: CheckedFile, name: string): Promis
     throw changed(file, name);
   }
   return opened.size;
-}
-
-/** The path the kernel holds for an open descriptor (Linux), or null where it cannot be read. */
-function openedPath(fd: number): string | null {
-  try {
-    return Deno.readLinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
 }
 
 async function readAll(fd: number, o: { name: string; size: number }): Promise<Uint8Array> {
