@@ -15,7 +15,7 @@ import {
   type IngestFileJobPayload,
   runIngestFileJob,
 } from "../ingest/ingest_file.ts";
-import { JobRunner } from "../ingest/job_runner.ts";
+import { JobRunner } from "../core/job_runner.ts";
 import { ensureDefaultBrain } from "../core/brains.ts";
 import { EngramError } from "../core/errors.ts";
 import { MemoryService } from "../core/memory_service.ts";

@@ -1,7 +1,7 @@
 /** @module memory_ask: retrieve passages, have the model stack answer from them, cite the answer. */
 import { type AskCitationEvent, citeAnswer } from "./citations.ts";
 import type { MemoryService } from "./memory_service.ts";
-import type { AnswerSource, MemoryModel } from "./model.ts";
+import type { AnswerSource, MemoryModel } from "./ports/language_model.ts";
 import type { AskArgs } from "./session_schemas.ts";
 import type { CallerContext } from "./types.ts";
 

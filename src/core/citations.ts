@@ -4,7 +4,7 @@
  * that shares the most words with the cited text, copied verbatim. An answer without markers gets
  * a citation for each sentence that clearly comes from one source.
  */
-import type { AnswerSource } from "./model.ts";
+import type { AnswerSource } from "./ports/language_model.ts";
 import { splitSentences } from "./text/sentences.ts";
 import { overlap, terms } from "./text/terms.ts";
 

@@ -1,6 +1,6 @@
 /** @module Optional vectors: embedding a document's chunks after a write, and backfilling a brain. */
 import type { Logger } from "./logger.ts";
-import type { Embedder } from "./model.ts";
+import type { Embedder } from "./ports/language_model.ts";
 import type { MemoryStore } from "./store.ts";
 
 /** Chunks embedded per request while backfilling. */

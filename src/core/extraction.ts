@@ -6,7 +6,7 @@ import { EngramError } from "./errors.ts";
 import { type ExtractionReport, keepFacts } from "./facts.ts";
 import { newId } from "./ids.ts";
 import type { MemoryService } from "./memory_service.ts";
-import type { MemoryModel } from "./model.ts";
+import type { MemoryModel } from "./ports/language_model.ts";
 import type { ExtractArgs } from "./session_schemas.ts";
 import { appendConversation, openSession, toConversation, toMessageRecord } from "./sessions.ts";
 import type { CallerContext, DocumentRecord, JobRecord, SessionMessageRecord } from "./types.ts";

@@ -4,7 +4,7 @@
  * linked to their successor, never deleted.
  */
 import type { MemoryService } from "./memory_service.ts";
-import type { FactCandidate } from "./model.ts";
+import type { FactCandidate } from "./ports/language_model.ts";
 import { slugify } from "./markdown/naming.ts";
 import { SCOPE_PREFIX } from "./limits.ts";
 import { overlap, terms } from "./text/terms.ts";

@@ -3,7 +3,7 @@
  * the vector ranking are fused with reciprocal rank fusion; without one, full-text search as is.
  */
 import type { Logger } from "./logger.ts";
-import type { Embedder } from "./model.ts";
+import type { Embedder } from "./ports/language_model.ts";
 import { fuseRanks } from "./rrf.ts";
 import type { MemoryStore } from "./store.ts";
 import type { SearchHit, SearchQuery } from "./types.ts";

@@ -8,7 +8,8 @@ import {
   renameBrain,
   resolveBrain,
 } from "./brains.ts";
-import { mergeMetadata, notFound, refOf } from "./document_helpers.ts";
+import { notFound, refOf } from "./document_refs.ts";
+import { mergeMetadata } from "./metadata_merge.ts";
 import type {
   IngestInput,
   MemoryServiceOptions,
@@ -38,7 +39,7 @@ import { backfillVectors, embedDocument } from "./embedding.ts";
 import { ChangeFeed } from "./change_feed.ts";
 import { hybridSearch } from "./hybrid_search.ts";
 import { type Logger, silentLogger } from "./logger.ts";
-import type { Embedder } from "./model.ts";
+import type { Embedder } from "./ports/language_model.ts";
 import type {
   Backlink,
   Brain,

@@ -4,7 +4,7 @@
  */
 import { queueExtraction } from "./extraction.ts";
 import type { MemoryService } from "./memory_service.ts";
-import type { MemoryModel, Outcome } from "./model.ts";
+import type { MemoryModel, Outcome } from "./ports/language_model.ts";
 import type { ReflectArgs } from "./session_schemas.ts";
 import { requireSession, toConversation } from "./sessions.ts";
 import type { CallerContext } from "./types.ts";

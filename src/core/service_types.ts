@@ -1,6 +1,6 @@
 /** @module Inputs and results of the memory service that are not wire records. */
 import type { Logger } from "./logger.ts";
-import type { Embedder } from "./model.ts";
+import type { Embedder } from "./ports/language_model.ts";
 import type { DocumentSource, Metadata, SearchHit } from "./types.ts";
 
 /** Search result payload (TOOLS.md). */

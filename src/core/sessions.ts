@@ -1,6 +1,6 @@
 /** @module Conversation sessions: opening on first use, appending messages, the not-found and closed errors. */
 import { EngramError } from "./errors.ts";
-import type { ConversationMessage } from "./model.ts";
+import type { ConversationMessage } from "./ports/language_model.ts";
 import type { MemoryStore } from "./store.ts";
 import type {
   Brain,

@@ -1,5 +1,5 @@
 /** @module Bearer-token authentication for the HTTP transports and the protected-resource metadata. */
-import type { TokenGrant } from "../core/tokens.ts";
+import type { TokenGrant } from "../core/bearer_tokens.ts";
 import type { Tier } from "../core/types.ts";
 import { jsonError } from "./responses.ts";
 

@@ -11,7 +11,7 @@ import {
 } from "./jsonrpc_body.ts";
 import { jsonError, RPC } from "./responses.ts";
 import { type HttpSession, newSessionId } from "./sessions.ts";
-import { SSE_HEADERS, SseStream } from "./sse_stream.ts";
+import { SSE_HEADERS, SseWriter } from "./sse_writer.ts";
 
 /** Path of the legacy message endpoint. */
 export const MESSAGES_PATH = "/messages";
@@ -25,7 +25,7 @@ export class LegacySseTransport implements Transport {
   /** The SSE response to hand to the client. */
   readonly response: Response;
 
-  #stream: SseStream;
+  #stream: SseWriter;
   #keepAlive?: ReturnType<typeof setInterval>;
   #keepAliveMs: number;
   #closed = false;
@@ -35,7 +35,7 @@ export class LegacySseTransport implements Transport {
   constructor(sessionId: string, options: { keepAliveMs: number }) {
     this.sessionId = sessionId;
     this.#keepAliveMs = options.keepAliveMs;
-    this.#stream = new SseStream({ onCancel: () => void this.close() });
+    this.#stream = new SseWriter({ onCancel: () => void this.close() });
     this.response = new Response(this.#stream.body, { headers: SSE_HEADERS });
   }
 

@@ -12,7 +12,7 @@ import { GET_STREAM_ID, type SessionEventStore } from "./event_store.ts";
 import { wireMessage } from "../mcp/server/mcp_errors.ts";
 import { clientMayBeAsked, replyMode } from "./reply_mode.ts";
 import { jsonError, RPC } from "./responses.ts";
-import { SSE_HEADERS, SseStream } from "./sse_stream.ts";
+import { SSE_HEADERS, SseWriter } from "./sse_writer.ts";
 
 /** The first revision whose clients understand a priming event (an id and `retry:`, no data). */
 const PRIMING_SINCE = "2025-11-25";
@@ -33,7 +33,7 @@ export class SessionTransport implements Transport {
   #retryMs: number;
   #priming: boolean;
   /** Connected SSE streams by stream id. */
-  #open = new Map<string, SseStream>();
+  #open = new Map<string, SseWriter>();
   #routes = new Map<RequestId, Route>();
   #nextStream = 0;
   #clientMayBeAsked = false;
@@ -191,8 +191,8 @@ export class SessionTransport implements Transport {
     else if (!this.#pendingOn(route.stream)) this.#disconnect(route.stream);
   }
 
-  #connect(streamId: string): SseStream {
-    const stream: SseStream = new SseStream({
+  #connect(streamId: string): SseWriter {
+    const stream: SseWriter = new SseWriter({
       // Only forget the stream if a resumption has not replaced it meanwhile.
       onCancel: () => {
         if (this.#open.get(streamId) === stream) this.#open.delete(streamId);
@@ -210,7 +210,7 @@ export class SessionTransport implements Transport {
   }
 
   /** A priming event (an id, `retry:`, no data) lets the client resume a stream cut before its first message. */
-  async #prime(stream: SseStream, streamId: string): Promise<void> {
+  async #prime(stream: SseWriter, streamId: string): Promise<void> {
     if (!this.#priming) return;
     const eventId = await this.#events.storeEvent(streamId, {} as JSONRPCMessage);
     stream.write(`id: ${eventId}\nretry: ${this.#retryMs}\ndata: \n\n`);
@@ -221,7 +221,7 @@ export class SessionTransport implements Transport {
     return false;
   }
 
-  #response(stream: SseStream): Response {
+  #response(stream: SseWriter): Response {
     return new Response(stream.body, {
       headers: { ...SSE_HEADERS, "mcp-session-id": this.sessionId },
     });

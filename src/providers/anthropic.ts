@@ -4,7 +4,7 @@
  * content_block_stop, message_delta, message_stop, with ping and error events interleaved.
  */
 import { HttpClient } from "./http_client.ts";
-import { parseSse } from "./sse_stream.ts";
+import { parseSse } from "./sse_parser.ts";
 import type { ChatModel, ChatRequest, ChatResult } from "./types.ts";
 
 /** Options for `AnthropicProvider`. */

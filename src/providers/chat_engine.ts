@@ -11,7 +11,7 @@ import type {
   ModelAnswer,
   ModelFacts,
   ReflectionDraft,
-} from "../core/model.ts";
+} from "../core/ports/language_model.ts";
 import type { ChatModel } from "./types.ts";
 
 const ANSWER_SYSTEM =

@@ -3,10 +3,10 @@
  * llama.cpp, vLLM, LM Studio, OpenRouter. Streams with `stream: true` and parses the
  * `chat.completion.chunk` events up to `data: [DONE]`.
  */
-import type { Embedder } from "../core/model.ts";
+import type { Embedder } from "../core/ports/language_model.ts";
 import { HttpClient, readText } from "./http_client.ts";
 import { OpenAiEmbedder } from "./openai_embedder.ts";
-import { parseSse } from "./sse_stream.ts";
+import { parseSse } from "./sse_parser.ts";
 import type { ChatModel, ChatRequest, ChatResult } from "./types.ts";
 
 /** Options for `OpenAiProvider`. */

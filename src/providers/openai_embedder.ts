@@ -2,7 +2,7 @@
  * @module An Embedder on an OpenAI-compatible `/embeddings` endpoint: batched requests, vectors
  * returned in input order whatever order the server lists them in.
  */
-import type { Embedder } from "../core/model.ts";
+import type { Embedder } from "../core/ports/language_model.ts";
 import type { HttpClient } from "./http_client.ts";
 
 /** Options for `OpenAiEmbedder`. */

@@ -18,7 +18,7 @@ import type {
   ModelAnswer,
   ModelFacts,
   ReflectionDraft,
-} from "../core/model.ts";
+} from "../core/ports/language_model.ts";
 import type { ProviderConfig } from "../config/schema.ts";
 import { AnthropicProvider } from "./anthropic.ts";
 import { chatAnswer, chatFacts, chatReflect } from "./chat_engine.ts";

@@ -3,7 +3,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import type { BrainDeletion, DocumentRef, MemoryStore, VersionWrite } from "../core/store.ts";
 import type { Scope } from "../core/limits.ts";
-import type { StoredToken, TokenRecord, TokenStore } from "../core/tokens.ts";
+import type { StoredToken, TokenRecord, TokenStore } from "../core/bearer_tokens.ts";
 import type {
   AuditEntry,
   Backlink,
@@ -41,7 +41,7 @@ import {
   nextDelayedJobAt,
   renewJob,
 } from "./sqlite_jobs.ts";
-import { documentPage, listDocuments } from "./sqlite_prefix.ts";
+import { documentPage, listDocuments } from "./sqlite_path_listing.ts";
 import { deleteBrainRows, renameBrainRow } from "./sqlite_brains.ts";
 import * as sessions from "./sqlite_sessions.ts";
 import * as locks from "./sqlite_locks.ts";

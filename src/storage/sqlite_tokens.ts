@@ -1,5 +1,5 @@
 /** @module The SQL behind the TokenStore port: the `tokens` table (migration 5). */
-import type { StoredToken, TokenRecord } from "../core/tokens.ts";
+import type { StoredToken, TokenRecord } from "../core/bearer_tokens.ts";
 import type { Tier } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { mayAccess } from "../../src/core/brains.ts";
-import { TokenService } from "../../src/core/tokens.ts";
+import { TokenService } from "../../src/core/bearer_tokens.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
 import { runEngram, tempDir } from "../helpers.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TOKEN_PATTERN, type TokenGrant, TokenService } from "../../src/core/tokens.ts";
+import { TOKEN_PATTERN, type TokenGrant, TokenService } from "../../src/core/bearer_tokens.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
 import { type CliResult, runEngram, tempDir } from "../helpers.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { citeAnswer } from "../../src/core/citations.ts";
-import type { AnswerSource } from "../../src/core/model.ts";
+import type { AnswerSource } from "../../src/core/ports/language_model.ts";
 import { fuseRanks } from "../../src/core/rrf.ts";
 
 const SOURCES: AnswerSource[] = [

@@ -5,7 +5,7 @@ import type {
   FactCandidate,
   MemoryModel,
   Role,
-} from "../../src/core/model.ts";
+} from "../../src/core/ports/language_model.ts";
 import { EXTRACTIVE_PROVIDER, ExtractiveEngine } from "../../src/providers/extractive/engine.ts";
 
 const engine = new ExtractiveEngine();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EngramError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/logger.ts";
-import type { AnswerSource } from "../../src/core/model.ts";
+import type { AnswerSource } from "../../src/core/ports/language_model.ts";
 import { ModelStack, ProviderSet } from "../../src/providers/stack.ts";
 import type { ChatModel, ChatRequest, ChatResult } from "../../src/providers/types.ts";
 import { startLlmServer } from "../fixtures/llm_server.ts";

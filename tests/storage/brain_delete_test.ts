@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { newId } from "../../src/core/ids.ts";
 import { MemoryService } from "../../src/core/memory_service.ts";
-import { TokenService } from "../../src/core/tokens.ts";
+import { TokenService } from "../../src/core/bearer_tokens.ts";
 import type { Brain, CallerContext } from "../../src/core/types.ts";
 import type { SqliteStore } from "../../src/storage/sqlite_store.ts";
 import { openStore, otherBrain } from "./_store.ts";

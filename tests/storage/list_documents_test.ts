@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { prefixEnd } from "../../src/storage/sqlite_prefix.ts";
+import { prefixEnd } from "../../src/storage/sqlite_path_listing.ts";
 import { openStore, otherBrain, writeDoc } from "./_store.ts";
 
 Deno.test("listDocuments: live documents under a prefix, oldest first", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { TokenService } from "../../src/core/tokens.ts";
+import { TokenService } from "../../src/core/bearer_tokens.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";

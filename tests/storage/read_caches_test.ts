@@ -4,7 +4,7 @@ import { openDatabase } from "../../src/storage/database.ts";
 import { SearchCache } from "../../src/storage/search_cache.ts";
 import { DatabaseStamp } from "../../src/storage/stamped_cache.ts";
 import { SqliteStore } from "../../src/storage/sqlite_store.ts";
-import { TokenService } from "../../src/core/tokens.ts";
+import { TokenService } from "../../src/core/bearer_tokens.ts";
 import { openStore, otherBrain, writeDoc } from "./_store.ts";
 
 const query = (brainId: string, text: string, topK = 10): SearchQuery => ({

@@ -1,7 +1,7 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
 import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
-import { TokenService } from "../../core/tokens.ts";
+import { TokenService } from "../../core/bearer_tokens.ts";
 import type { Tier } from "../../core/types.ts";
 import { createHttpApp } from "../../http/app.ts";
 import { anonymousVerifier } from "../../http/auth.ts";

@@ -1,5 +1,5 @@
 /** @module `engram tokens create | list | revoke`: bearer tokens for `engram serve`. */
-import { CreateTokenInput, type TokenRecord, TokenService } from "../../core/tokens.ts";
+import { CreateTokenInput, type TokenRecord, TokenService } from "../../core/bearer_tokens.ts";
 import type { Brain } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";

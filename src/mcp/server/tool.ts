@@ -4,9 +4,9 @@ import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { CallerContext, Tier } from "../../core/types.ts";
 import type { IngestContext } from "../../ingest/context.ts";
-import type { MemoryModel } from "../../core/model.ts";
+import type { MemoryModel } from "../../core/ports/language_model.ts";
 import type { ConsolidateSettings } from "../../core/consolidate.ts";
-import type { JobRunner } from "../../ingest/job_runner.ts";
+import type { JobRunner } from "../../core/job_runner.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {

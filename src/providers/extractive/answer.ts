@@ -2,7 +2,7 @@
  * @module The extractive engine's answers: the source sentences sharing the most (rare) words
  * with the question, copied verbatim and each followed by its source's `[n]` marker.
  */
-import type { AnswerRequest, AnswerSource } from "../../core/model.ts";
+import type { AnswerRequest, AnswerSource } from "../../core/ports/language_model.ts";
 import { splitSentences } from "../../core/text/sentences.ts";
 import { overlap, terms } from "../../core/text/terms.ts";
 

@@ -10,7 +10,7 @@ import type {
   ModelAnswer,
   ModelFacts,
   ReflectionDraft,
-} from "../../core/model.ts";
+} from "../../core/ports/language_model.ts";
 import { extractiveAnswer } from "./answer.ts";
 import { extractFacts } from "./facts.ts";
 import { extractiveReflection } from "./reflect.ts";

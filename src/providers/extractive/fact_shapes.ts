@@ -2,7 +2,7 @@
  * @module Shared pieces of the fact rules: the candidate builder, value guards and how a noun
  * phrase becomes a fact subject ("we", "our project" → "team"; "I" → "user").
  */
-import type { FactCandidate } from "../../core/model.ts";
+import type { FactCandidate } from "../../core/ports/language_model.ts";
 import { keyOf } from "./categories.ts";
 import { asSentence, type Self, wordCount } from "./phrasing.ts";
 

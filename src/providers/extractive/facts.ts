@@ -3,7 +3,7 @@
  * statement) is split into clauses and matched against the person and team rules. Questions,
  * hypotheticals, system and tool messages state nothing.
  */
-import type { ConversationMessage, FactCandidate } from "../../core/model.ts";
+import type { ConversationMessage, FactCandidate } from "../../core/ports/language_model.ts";
 import { splitSentences } from "../../core/text/sentences.ts";
 import { keyOf } from "./categories.ts";
 import { fact, usable } from "./fact_shapes.ts";

@@ -2,7 +2,7 @@
  * @module Fact rules for what the user says about themself: name, role, "my X is Y", where they
  * live and work, preferences, likes and dislikes, and standing always/never rules.
  */
-import type { FactCandidate } from "../../core/model.ts";
+import type { FactCandidate } from "../../core/ports/language_model.ts";
 import { keyOf, preferenceTopic } from "./categories.ts";
 import { fact, type FactRule, usable } from "./fact_shapes.ts";
 import { cleanValue, clip, conjugate, firstClause, thirdPerson } from "./phrasing.ts";

@@ -2,7 +2,11 @@
  * @module The extractive engine's reflection: the outcome read from the closing messages' wording,
  * a summary from the first request and the last reply, and lessons from sentences that say so.
  */
-import type { ConversationMessage, Outcome, ReflectionDraft } from "../../core/model.ts";
+import type {
+  ConversationMessage,
+  Outcome,
+  ReflectionDraft,
+} from "../../core/ports/language_model.ts";
 import { splitSentences } from "../../core/text/sentences.ts";
 import { terms } from "../../core/text/terms.ts";
 

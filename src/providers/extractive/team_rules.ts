@@ -2,7 +2,7 @@
  * @module Fact rules for what is said about the team or project: the tools it uses or switched
  * to, deadlines, and "our <thing> is <value>" statements.
  */
-import type { FactCandidate } from "../../core/model.ts";
+import type { FactCandidate } from "../../core/ports/language_model.ts";
 import { categoryOf, keyOf, purposeKey } from "./categories.ts";
 import { fact, type FactRule, isTeamNoun, subjectOf, usable } from "./fact_shapes.ts";
 import { cleanValue, conjugate, firstClause, thirdPerson, wordCount } from "./phrasing.ts";

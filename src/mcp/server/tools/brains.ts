@@ -1,7 +1,7 @@
 /** @module memory_list_brains, memory_create_brain, memory_reindex. */
 import { z } from "zod";
 import { BrainOnlyInput, CreateBrainInput, ListBrainsInput } from "../../../core/schemas.ts";
-import { BrainSchema } from "../records.ts";
+import { BrainSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
 
 /** Brains the caller may access. */

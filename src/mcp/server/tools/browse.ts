@@ -1,7 +1,7 @@
 /** @module memory_timeline, memory_backlinks, memory_tags, memory_stats. */
 import { z } from "zod";
 import { BacklinksInput, BrainOnlyInput, TimelineInput } from "../../../core/schemas.ts";
-import { DocumentRecordSchema } from "../records.ts";
+import { DocumentRecordSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
 const TimelineOutput = z.looseObject({

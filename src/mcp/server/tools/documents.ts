@@ -1,7 +1,7 @@
 /** @module memory_remember, memory_get, memory_update, memory_forget. */
 import { ForgetInput, GetInput, RememberInput, UpdateInput } from "../../../core/schemas.ts";
 import type { DocumentRecord } from "../../../core/types.ts";
-import { DocumentRecordSchema, DocumentWithContentSchema } from "../records.ts";
+import { DocumentRecordSchema, DocumentWithContentSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
 
 function describe(verb: string, d: DocumentRecord): string {

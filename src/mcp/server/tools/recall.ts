@@ -4,7 +4,7 @@ import { ask, type AskResult } from "../../../core/ask.ts";
 import type { SearchResult } from "../../../core/memory_service.ts";
 import { recall, type RecallResult } from "../../../core/recall.ts";
 import { AskInput, RecallInput } from "../../../core/session_schemas.ts";
-import { SearchHitSchema } from "../records.ts";
+import { SearchHitSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { searchSummary } from "./search.ts";
 

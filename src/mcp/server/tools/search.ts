@@ -1,7 +1,7 @@
 /** @module memory_search. */
 import { SearchInput } from "../../../core/schemas.ts";
 import type { SearchResult } from "../../../core/memory_service.ts";
-import { SearchOutputSchema } from "../records.ts";
+import { SearchOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
 /** Text summary: the top five hits as `#N score=S path` and the first 320 characters. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { extract, type ExtractResult } from "../../../core/extraction.ts";
 import { reflect, type ReflectResult } from "../../../core/reflect.ts";
 import { ExtractInput, ReflectInput } from "../../../core/session_schemas.ts";
-import { DocumentRecordSchema } from "../records.ts";
+import { DocumentRecordSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool } from "../tool.ts";
 
 const SessionMessageSchema = z.looseObject({

@@ -6,7 +6,7 @@ import {
   TOKEN_PATTERN,
   TokenService,
   TOUCH_INTERVAL_MS,
-} from "../../src/core/tokens.ts";
+} from "../../src/core/bearer_tokens.ts";
 import { openService, tempDir } from "../helpers.ts";
 
 /** A clock the test moves by hand. */

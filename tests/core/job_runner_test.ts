@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { EngramError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import type { JobRecord } from "../../src/core/types.ts";
-import { type JobHandler, JobRunner } from "../../src/ingest/job_runner.ts";
+import { type JobHandler, JobRunner } from "../../src/core/job_runner.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { openService, tempDir } from "../helpers.ts";
 

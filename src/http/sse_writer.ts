@@ -11,7 +11,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** A writable SSE body; `onCancel` runs when the client goes away (not when the server closes it). */
-export class SseStream {
+export class SseWriter {
   /** The response body to hand to the client. */
   readonly body: ReadableStream<Uint8Array>;
   /** When something was last written, for keep-alives (ms since the epoch). */

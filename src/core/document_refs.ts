@@ -1,8 +1,8 @@
-/** @module Small document helpers shared by the memory service: lookups, not-found errors, metadata merges. */
+/** @module Document references from tool arguments, and the not-found error that names them. */
 import { EngramError } from "./errors.ts";
 import { normalizePath } from "./markdown/naming.ts";
 import type { DocumentRef } from "./store.ts";
-import type { Brain, Metadata } from "./types.ts";
+import type { Brain } from "./types.ts";
 
 /** A store lookup for an id or a (normalised) path. */
 export function refOf(args: { id?: string; path?: string }): DocumentRef {
@@ -20,19 +20,4 @@ export function notFound(
     "not_found",
     `document with ${what}${version} not found in brain "${brain.slug}"; find documents with memory_search or memory_timeline`,
   );
-}
-
-/** Merges metadata patches; null deletes a key; tags, when given, replace `metadata.tags`. */
-export function mergeMetadata(base: Metadata, patch?: Metadata, tags?: string[]): Metadata {
-  const out: Metadata = { ...base };
-  for (const [k, v] of Object.entries(patch ?? {})) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  if (tags !== undefined) {
-    const unique = [...new Set(tags.map((t) => t.trim()))];
-    if (unique.length) out.tags = unique.join(",");
-    else delete out.tags;
-  }
-  return out;
 }

@@ -6,10 +6,10 @@
  * A job whose process died `maxAttempts` times, or that fails for a reason a retry cannot fix,
  * is marked failed with that reason — never dropped silently.
  */
-import { concealInternal } from "../core/internal_errors.ts";
-import type { Logger } from "../core/logger.ts";
-import type { MemoryStore } from "../core/store.ts";
-import type { JobRecord } from "../core/types.ts";
+import { concealInternal } from "./internal_errors.ts";
+import type { Logger } from "./logger.ts";
+import type { MemoryStore } from "./store.ts";
+import type { JobRecord } from "./types.ts";
 
 /** Does one kind of job; returns the result stored on the job. */
 export type JobHandler = (job: JobRecord) => Promise<Record<string, unknown>>;

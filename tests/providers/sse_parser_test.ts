@@ -1,6 +1,6 @@
 /** @module Tests for parseSse: line endings, multi-line data, comments and chunk boundaries. */
 import assert from "node:assert/strict";
-import { parseSse, type SseEvent } from "../../src/providers/sse_stream.ts";
+import { parseSse, type SseEvent } from "../../src/providers/sse_parser.ts";
 
 /** A stream yielding `chunks` one per read. */
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
