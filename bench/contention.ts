@@ -5,7 +5,7 @@
  *
  * Imports --docs notes, connects an SDK client to `engram stdio`, times a set of cheap queries
  * (rare words, two words, phrases) alone, then again while a second process (this file with
- * --writer) keeps importing in `store.batch` transactions of 200, as `engram ingest` does. The same
+ * --writer) keeps importing in units of work of 200, as `engram ingest` does. The same
  * queries through `searchChunks` in this process show what the reads alone cost meanwhile (WAL
  * readers never wait for the writer).
  */
@@ -14,8 +14,7 @@ import { buildQueries, Corpus, DEFAULT_SEED } from "./corpus.ts";
 import { bulkRemember, IMPORT_BATCH, openFloors } from "./inprocess.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openDatabase } from "../src/storage/database.ts";
-import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../src/storage/sqlite_storage.ts";
 import { connectSdk, sdkSearch } from "./stdio_client.ts";
 import { ms, summarize, type Summary, table } from "./stats.ts";
 
@@ -24,13 +23,13 @@ const CALLER: CallerContext = { clientId: "writer", transport: "cli", tier: "adm
 /** The writer process: batches of notes from `from` on, for `seconds`. */
 async function writer(file: string, from: number, seconds: number, seed: number): Promise<void> {
   const corpus = new Corpus(from, seed);
-  const store = new SqliteStore(openDatabase(file));
-  const service = new MemoryService(store);
+  const storage = openSqliteStorage(file);
+  const service = new MemoryService(storage);
   const end = performance.now() + seconds * 1000;
   try {
     for (let i = from; performance.now() < end; i += IMPORT_BATCH) {
       const notes = Array.from({ length: IMPORT_BATCH }, (_, k) => corpus.note(i + k));
-      await store.batch(async () => {
+      await storage.units.withTransaction(async () => {
         for (const n of notes) {
           await service.remember(CALLER, { content: n.content, path: n.path, tags: n.tags });
         }
@@ -38,7 +37,7 @@ async function writer(file: string, from: number, seconds: number, seed: number)
       await new Promise((r) => setTimeout(r, 1));
     }
   } finally {
-    store.close();
+    storage.close();
   }
 }
 

@@ -20,8 +20,7 @@ import { parseArgs } from "node:util";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { SearchInput } from "../src/core/schemas.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openDatabase } from "../src/storage/database.ts";
-import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../src/storage/sqlite_storage.ts";
 import { buildQueries, Corpus, DEFAULT_SEED } from "./corpus.ts";
 import {
   ACCEPT_SSE,
@@ -114,8 +113,8 @@ interface Floor {
 
 async function measureFloor(file: string, queries: string[]): Promise<Floor> {
   const floors = openFloors(file);
-  const store = new SqliteStore(openDatabase(file));
-  const service = new MemoryService(store);
+  const storage = openSqliteStorage(file);
+  const service = new MemoryService(storage);
   // Parsed up front, as the server's tool layer does before it reaches the service.
   const args = new Map(queries.map((q) => [q, SearchInput.parse({ query: q })]));
   try {
@@ -136,7 +135,7 @@ async function measureFloor(file: string, queries: string[]): Promise<Floor> {
     return { searchChunks: summarize(chunks), service: summarize(svc) };
   } finally {
     floors.close();
-    store.close();
+    storage.close();
   }
 }
 

@@ -59,7 +59,7 @@ export interface IngestResult {
   folderBytes: number;
   /** Writing the folder, ms (not timed against anything). */
   generateMs: number;
-  /** In-process `store.batch` import of the same notes, the bulk-remember baseline. */
+  /** In-process unit-of-work import of the same notes, the bulk-remember baseline. */
   baseline: ImportResult;
   first: CliRun;
   second: CliRun;

@@ -6,19 +6,19 @@ import type { CallerContext } from "../src/core/types.ts";
 import { openDatabase } from "../src/storage/database.ts";
 import { ftsExpression, ftsTerms } from "../src/storage/fts_query.ts";
 import { searchChunks } from "../src/storage/sqlite_queries.ts";
-import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../src/storage/sqlite_storage.ts";
 import type { Corpus, Note } from "./corpus.ts";
 
 /** The caller bulk import runs as: the local operator, like `engram remember`. */
 const CALLER: CallerContext = { clientId: "bench", transport: "cli", tier: "admin", brains: "*" };
 
-/** Documents per `store.batch` transaction in the bulk import: the batch `engram ingest` uses. */
+/** Documents per unit of work in the bulk import: the batch `engram ingest` uses. */
 export const IMPORT_BATCH = 200;
 
 /** Result of a bulk import. */
 export interface ImportResult {
   docs: number;
-  /** Time inside `store.batch` + `service.remember` only (note generation excluded), ms. */
+  /** Time inside the units of work + `service.remember` only (note generation excluded), ms. */
   rememberMs: number;
   /** Time spent generating notes, ms. */
   generateMs: number;
@@ -29,7 +29,7 @@ export interface ImportResult {
 
 /**
  * Bulk import into a fresh database `file`: notes 0..n-1, each through `service.remember`, in
- * `store.batch` transactions of IMPORT_BATCH documents (how `engram ingest` writes).
+ * units of work of IMPORT_BATCH documents (how `engram ingest` writes).
  */
 export async function bulkRemember(
   file: string,
@@ -37,9 +37,9 @@ export async function bulkRemember(
   n: number,
   progress: (done: number) => void = () => {},
 ): Promise<ImportResult> {
-  const store = new SqliteStore(openDatabase(file));
-  await ensureDefaultBrain(store);
-  const service = new MemoryService(store);
+  const storage = openSqliteStorage(file);
+  await ensureDefaultBrain(storage.brains);
+  const service = new MemoryService(storage);
   let rememberMs = 0;
   let generateMs = 0;
   const tenth = Math.max(IMPORT_BATCH, Math.floor(n / 10));
@@ -52,7 +52,7 @@ export async function bulkRemember(
       for (let i = start; i < Math.min(n, start + IMPORT_BATCH); i++) notes.push(corpus.note(i));
       generateMs += performance.now() - g;
       const t = performance.now();
-      await store.batch(async () => {
+      await storage.units.withTransaction(async () => {
         for (const note of notes) {
           await service.remember(CALLER, {
             content: note.content,
@@ -71,10 +71,11 @@ export async function bulkRemember(
       }
       progress(done);
     }
-    const chunks = (store.db.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+    const chunks =
+      (storage.connection.db.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
     return { docs: n, rememberMs, generateMs, tenths, chunks };
   } finally {
-    store.close();
+    storage.close();
   }
 }
 
@@ -88,8 +89,8 @@ export async function rememberEach(
   from: number,
   count: number,
 ): Promise<number[]> {
-  const store = new SqliteStore(openDatabase(file));
-  const service = new MemoryService(store);
+  const storage = openSqliteStorage(file);
+  const service = new MemoryService(storage);
   try {
     const latency: number[] = [];
     for (let i = from; i < from + count; i++) {
@@ -100,7 +101,7 @@ export async function rememberEach(
     }
     return latency;
   } finally {
-    store.close();
+    storage.close();
   }
 }
 
@@ -119,7 +120,7 @@ export interface Floors {
 /** Opens `file` in this process for the floor measurements. */
 export function openFloors(file: string): Floors {
   const db = openDatabase(file);
-  // Statements prepared once, as SqliteStore does, so the floor does not pay SQL compilation.
+  // Statements prepared once, as SqliteStorage does, so the floor does not pay SQL compilation.
   const statements = new Map<string, StatementSync>();
   const cached = {
     prepare: (sql: string) => {

@@ -60,7 +60,7 @@ export function resultRows(r: SizeResult): string[][] {
   return [
     [
       n,
-      `bulk import: remember in store.batch (${IMPORT_BATCH}/txn)`,
+      `bulk import: remember in one unit of work per ${IMPORT_BATCH} docs`,
       `${docsPerS.toFixed(0)} docs/s (${(r.import.rememberMs / 1000).toFixed(1)} s)`,
       `>= ${IMPORT_DOCS_PER_S} docs/s (10k in < 10 s)`,
       verdict(docsPerS >= IMPORT_DOCS_PER_S),
@@ -134,7 +134,7 @@ export function ingestRows(r: IngestResult): string[][] {
     ],
     [
       n,
-      `baseline: bulk remember of the same notes in store.batch (${IMPORT_BATCH}/txn)`,
+      `baseline: bulk remember of the same notes, one unit of work per ${IMPORT_BATCH}`,
       `${baseRate.toFixed(0)} docs/s (${secs(r.baseline.rememberMs)})`,
       "(baseline, in process)",
       "",

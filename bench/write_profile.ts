@@ -5,7 +5,7 @@
  *
  * Runs the bench's MemoryService import on a connection whose `prepare` and `exec` are wrapped on
  * the instance (src/ is untouched) to time every statement and transaction boundary: once with one
- * document per transaction (the memory_remember path), once in `store.batch` transactions of
+ * document per transaction (the memory_remember path), once in units of work of
  * BATCH documents (the `engram ingest` path). A what-if then drops the per-document SAVEPOINT that
  * `transaction()` opens inside a batch (FTS5 flushes its pending terms at every savepoint); it
  * estimates a fix in src/ and is not the shipped code path.
@@ -16,11 +16,12 @@ import { ensureDefaultBrain } from "../src/core/brains.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import type { CallerContext } from "../src/core/types.ts";
 import { openDatabase } from "../src/storage/database.ts";
-import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import { SqliteConnection } from "../src/storage/sqlite_connection.ts";
+import { SqliteStorage } from "../src/storage/sqlite_storage.ts";
 import { Corpus, DEFAULT_SEED, type Note } from "./corpus.ts";
 import { table } from "./stats.ts";
 
-/** Documents per `store.batch` transaction, as in `engram ingest`. */
+/** Documents per unit of work, as in `engram ingest`. */
 const BATCH = 200;
 
 const CALLER: CallerContext = { clientId: "bench", transport: "cli", tier: "admin", brains: "*" };
@@ -31,7 +32,7 @@ type Timings = Map<string, { ms: number; calls: number }>;
 /** How one import run writes. */
 interface Variant {
   name: string;
-  /** Documents per `store.batch`; 1 means no batch, one transaction per document. */
+  /** Documents per `storage.units.withTransaction`; 1 means no batch, one transaction per document. */
   batch: number;
   /** What-if: the per-document SAVEPOINT/RELEASE inside a batch become no-ops. */
   noSavepoints: boolean;
@@ -83,10 +84,10 @@ async function importWith(notes: Note[], v: Variant): Promise<{ ms: number; t: T
   const db = openDatabase(`${dir}/engram.db`);
   const t: Timings = new Map();
   instrument(db, v, t);
-  const store = new SqliteStore(db);
+  const storage = new SqliteStorage(new SqliteConnection(db));
   try {
-    await ensureDefaultBrain(store);
-    const service = new MemoryService(store);
+    await ensureDefaultBrain(storage.brains);
+    const service = new MemoryService(storage);
     const write = async (from: number, to: number) => {
       for (const n of notes.slice(from, to)) {
         await service.remember(CALLER, { content: n.content, path: n.path, tags: n.tags });
@@ -95,11 +96,11 @@ async function importWith(notes: Note[], v: Variant): Promise<{ ms: number; t: T
     const started = performance.now();
     for (let i = 0; i < notes.length; i += v.batch) {
       if (v.batch === 1) await write(i, i + 1);
-      else await store.batch(() => write(i, i + v.batch));
+      else await storage.units.withTransaction(() => write(i, i + v.batch));
     }
     return { ms: performance.now() - started, t };
   } finally {
-    store.close();
+    storage.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
   const modes: Variant[] = [
     { name: "1 doc/txn (memory_remember)", batch: 1, noSavepoints: false, profile: true },
     {
-      name: `store.batch, ${BATCH}/txn (engram ingest)`,
+      name: `storage.units.withTransaction, ${BATCH}/txn (engram ingest)`,
       batch: BATCH,
       noSavepoints: false,
       profile: true,
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
   const variants: Variant[] = [
     ...modes.map((v) => ({ ...v, profile: false })),
     {
-      name: `what-if: store.batch, ${BATCH}/txn, no per-document SAVEPOINT`,
+      name: `what-if: storage.units.withTransaction, ${BATCH}/txn, no per-document SAVEPOINT`,
       batch: BATCH,
       noSavepoints: true,
       profile: false,

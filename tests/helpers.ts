@@ -11,8 +11,7 @@ import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openDatabase } from "../src/storage/database.ts";
-import { SqliteStore } from "../src/storage/sqlite_store.ts";
+import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite_storage.ts";
 import { TOOL_ERROR_META, type ToolErrorMeta } from "../src/mcp/server/tool_error.ts";
 
 /** Absolute path of main.ts. */
@@ -200,17 +199,27 @@ export const ADMIN: CallerContext = {
   brains: "*",
 };
 
+/** The storage ports an in-process MCP session takes besides the service (as runtime.ts wires them). */
+export function sessionPorts(storage: SqliteStorage) {
+  return {
+    sessions: storage.sessions,
+    jobQueue: storage.jobs,
+    locks: storage.locks,
+    audit: storage.audit,
+  };
+}
+
 /** An in-process service on a fresh database file. */
 export async function openService(
   dir: string,
   options: { defaultBrain?: string } = {},
-): Promise<{ service: MemoryService; store: SqliteStore } & Disposable> {
-  const store = new SqliteStore(openDatabase(`${dir}/engram.db`));
-  await ensureDefaultBrain(store);
+): Promise<{ service: MemoryService; storage: SqliteStorage } & Disposable> {
+  const storage = openSqliteStorage(`${dir}/engram.db`);
+  await ensureDefaultBrain(storage.brains);
   return {
-    service: new MemoryService(store, options),
-    store,
-    [Symbol.dispose]: () => store.close(),
+    service: new MemoryService(storage, options),
+    storage,
+    [Symbol.dispose]: () => storage.close(),
   };
 }
 

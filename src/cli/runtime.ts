@@ -1,4 +1,7 @@
-/** @module Opening the store and service a command runs on. */
+/**
+ * @module The composition root of every command: opening the storage, and handing each consumer
+ * the narrow ports it uses (the memory service, sessions, jobs, locks, audit, tokens).
+ */
 import { type ConfigFlags, loadConfig, type ResolvedConfig } from "../config/load.ts";
 import type { EnvSnapshot } from "../config/env.ts";
 import { applyModePermissions } from "./permissions.ts";
@@ -17,16 +20,26 @@ import {
 } from "../ingest/ingest_file.ts";
 import { JobRunner } from "../core/job_runner.ts";
 import { ensureDefaultBrain } from "../core/brains.ts";
+import { TokenService } from "../core/bearer_tokens.ts";
 import { EngramError } from "../core/errors.ts";
 import { MemoryService } from "../core/memory_service.ts";
+import type { AuditReader, AuditSink } from "../core/ports/audit_log.ts";
+import type { JobQueue } from "../core/ports/job_queue.ts";
+import type { LockStore } from "../core/ports/lock_store.ts";
+import type { SessionStore } from "../core/ports/session_store.ts";
+import type { StorageHealth } from "../core/ports/storage.ts";
 import type { CallerContext } from "../core/types.ts";
-import { openDatabase } from "../storage/database.ts";
-import { SqliteStore } from "../storage/sqlite_store.ts";
+import { openSqliteStorage } from "../storage/sqlite_storage.ts";
 
-/** An open store, the service on it, and the configured language-model providers. */
+/** The open storage's ports, the services on them, and the configured language-model providers. */
 export interface Runtime {
-  store: SqliteStore;
   service: MemoryService;
+  sessions: SessionStore;
+  jobQueue: JobQueue;
+  locks: LockStore;
+  audit: AuditSink & AuditReader;
+  tokens: TokenService;
+  health: StorageHealth;
   providers: ProviderSet;
   close(): void;
 }
@@ -56,23 +69,34 @@ export async function openRuntime(
       { cause: err },
     );
   }
-  const store = new SqliteStore(openDatabase(config.dbFile, { synchronous: config.synchronous }), {
+  const storage = openSqliteStorage(config.dbFile, {
+    synchronous: config.synchronous,
     searchCacheMb: config.searchCacheMb,
     logger,
   });
   try {
-    await ensureDefaultBrain(store);
+    await ensureDefaultBrain(storage.brains);
     const providers = new ProviderSet(config.providers, { logger });
-    const service = new MemoryService(store, {
+    const service = new MemoryService(storage, {
       defaultBrain: config.defaultBrain,
       embedder: providers.embedder,
       logger,
       changePollMs: config.changePollMs,
     });
     if (config.defaultBrain !== undefined) await service.brain(CLI_CALLER);
-    return { store, service, providers, close: () => store.close() };
+    return {
+      service,
+      sessions: storage.sessions,
+      jobQueue: storage.jobs,
+      locks: storage.locks,
+      audit: storage.audit,
+      tokens: new TokenService(storage),
+      health: storage.health,
+      providers,
+      close: () => storage.close(),
+    };
   } catch (err) {
-    store.close();
+    storage.close();
     throw err;
   }
 }
@@ -90,7 +114,7 @@ export function createJobRunner(
   runtime: Runtime,
   options: { config: ResolvedConfig; logger: Logger },
 ): JobRunner {
-  return new JobRunner(runtime.store, {
+  return new JobRunner(runtime.jobQueue, {
     logger: options.logger,
     leaseMs: options.config.ingest.job_lease_ms,
     retryDelayMs: options.config.ingest.job_retry_ms,
@@ -103,7 +127,11 @@ export function createJobRunner(
       }),
       [EXTRACT_JOB]: async (job) => ({
         ...(await runExtraction(
-          { service: runtime.service, model: runtime.providers.background() },
+          {
+            service: runtime.service,
+            sessions: runtime.sessions,
+            model: runtime.providers.background(),
+          },
           JOB_CALLER,
           { brain_id: job.brain_id, payload: job.payload as unknown as ExtractJobPayload },
         )),
@@ -119,6 +147,10 @@ export function sessionDeps(
 ): Omit<ServerDeps, "caller"> {
   return {
     service: runtime.service,
+    sessions: runtime.sessions,
+    jobQueue: runtime.jobQueue,
+    locks: runtime.locks,
+    audit: runtime.audit,
     logger: o.logger,
     version: VERSION,
     ingest: ingestContext(o.config, o.cwd),

@@ -45,15 +45,15 @@ export interface AuditReport {
 }
 
 /** Aggregates samples into report lines; `options.drops` says how many rows never made it. */
-export function summariseAudit(
-  samples: Iterable<AuditSample>,
+export async function summariseAudit(
+  samples: AsyncIterable<AuditSample> | Iterable<AuditSample>,
   since: string,
   options: { drops?: AuditDrops } = {},
-): AuditReport {
+): Promise<AuditReport> {
   const groups = new Map<string, { line: AuditReportLine; latencies: number[] }>();
   let calls = 0;
   let errors = 0;
-  for (const s of samples) {
+  for await (const s of samples) {
     const key = `${s.kind}\u0000${s.name}\u0000${s.client_id}`;
     let g = groups.get(key);
     if (!g) {

@@ -8,7 +8,9 @@ import { z } from "zod";
 import { EngramError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";
-import type { Brain, Tier } from "./types.ts";
+import type { BrainStore } from "./ports/brain_store.ts";
+import type { StoredToken, TokenRecord, TokenStore } from "./ports/token_store.ts";
+import type { Tier } from "./types.ts";
 import { parseInput } from "./validate.ts";
 
 /** What every token starts with, so a leaked one is recognisable (and greppable by scanners). */
@@ -23,47 +25,12 @@ export const TOKEN_DISPLAY_CHARS = 8;
 /** last_used_at is written at most this often per token, so a busy client costs no write per request. */
 export const TOUCH_INTERVAL_MS = 60_000;
 
-/** A token as stored and listed; never the token itself nor its hash. */
-export interface TokenRecord {
-  id: string;
-  client_id: string;
-  tier: Tier;
-  /** Brain ids (not slugs: renaming a brain must not change what a token reaches), or `"*"`. */
-  brains: string[] | "*";
-  /** The first TOKEN_DISPLAY_CHARS characters of the secret after `egt_`. */
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-/** A record with the hash it is looked up by; only the store and this module see it. */
-export interface StoredToken extends TokenRecord {
-  token_hash: string;
-}
-
 /** What a valid token lets its bearer do; `brains` holds brain ids, or `"*"` for all. */
 export interface TokenGrant {
   tokenId: string;
   clientId: string;
   tier: Tier;
   brains: string[] | "*";
-}
-
-/** Persistence the token service needs (SqliteStore implements it). */
-export interface TokenStore {
-  /** A brain by slug or id, or null. */
-  findBrain(slugOrId: string): Promise<Brain | null>;
-  /** Inserts a new token. */
-  insertToken(token: StoredToken): Promise<void>;
-  /** Every token, oldest first, revoked ones included. */
-  listTokens(): Promise<TokenRecord[]>;
-  /** The token with this hash, revoked or not, or null. */
-  findTokenByHash(hash: string): Promise<StoredToken | null>;
-  /** Sets revoked_at unless already set; null when no such id, else the row and whether this call revoked it. */
-  revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null>;
-  /** Sets last_used_at to `at` unless it is already later than `options.olderThan`. */
-  touchToken(id: string, at: string, options: { olderThan: string }): Promise<void>;
 }
 
 /** Presented tokens whose hash is remembered; a flood of made-up ones only clears the memo. */
@@ -82,15 +49,25 @@ export const CreateTokenInput = z.object({
 /** Parsed create input. */
 export type CreateTokenArgs = z.infer<typeof CreateTokenInput>;
 
+export type { TokenRecord } from "./ports/token_store.ts";
+
+/** The ports the token service works on: token rows, and brains to resolve scopes. */
+export interface TokenPorts {
+  tokens: TokenStore;
+  brains: Pick<BrainStore, "findBrain">;
+}
+
 /** Mints, lists, revokes and verifies bearer tokens. */
 export class TokenService {
   #store: TokenStore;
+  #brains: Pick<BrainStore, "findBrain">;
   #now: () => Date;
   #hashes = new Map<string, string>();
 
   /** `options.now` is the clock (tests move it to check the last_used_at throttle). */
-  constructor(store: TokenStore, options: { now?: () => Date } = {}) {
-    this.#store = store;
+  constructor(ports: TokenPorts, options: { now?: () => Date } = {}) {
+    this.#store = ports.tokens;
+    this.#brains = ports.brains;
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -176,7 +153,7 @@ export class TokenService {
   async #brainIds(refs: string[]): Promise<string[]> {
     const ids: string[] = [];
     for (const ref of refs) {
-      const brain = await this.#store.findBrain(ref);
+      const brain = await this.#brains.findBrain(ref);
       if (!brain) {
         throw new EngramError(
           "not_found",

@@ -3,7 +3,8 @@ import { EngramError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { brainSlug } from "./markdown/naming.ts";
 import type { CreateBrainArgs, RenameBrainArgs } from "./schemas.ts";
-import type { BrainDeletion, MemoryStore } from "./store.ts";
+import type { BrainDeletion, BrainStore } from "./ports/brain_store.ts";
+import type { DocumentStore } from "./ports/document_store.ts";
 import type { Brain, CallerContext } from "./types.ts";
 
 /** The brain every fresh database gets. */
@@ -17,7 +18,7 @@ export function mayAccess(caller: CallerContext, brain: Brain): boolean {
 
 /** Brains the caller may access. */
 export async function accessibleBrains(
-  store: MemoryStore,
+  store: BrainStore,
   caller: CallerContext,
 ): Promise<Brain[]> {
   return (await store.listBrains()).filter((b) => mayAccess(caller, b));
@@ -28,7 +29,7 @@ export async function accessibleBrains(
  * caller may access. A brain the caller may not touch is reported exactly like a missing one.
  */
 export async function resolveBrain(
-  store: MemoryStore,
+  store: BrainStore,
   caller: CallerContext,
   options: { brain?: string; defaultBrain?: string },
 ): Promise<Brain> {
@@ -50,7 +51,7 @@ export async function resolveBrain(
 }
 
 /** Creates a brain, generating the slug from the name when none is given. */
-export async function createBrain(store: MemoryStore, args: CreateBrainArgs): Promise<Brain> {
+export async function createBrain(store: BrainStore, args: CreateBrainArgs): Promise<Brain> {
   const slug = args.slug ?? brainSlug(args.name);
   if (!slug) {
     throw new EngramError(
@@ -67,7 +68,7 @@ export async function createBrain(store: MemoryStore, args: CreateBrainArgs): Pr
 }
 
 /** Creates the `default` brain when the database has no brain at all (first run). */
-export async function ensureDefaultBrain(store: MemoryStore): Promise<void> {
+export async function ensureDefaultBrain(store: BrainStore): Promise<void> {
   if ((await store.listBrains()).length > 0) return;
   try {
     await store.createBrain({
@@ -100,14 +101,16 @@ export type BrainDeletionResult = BrainDeletion & { brain: Brain };
  * to find it.
  */
 export async function deleteBrain(
-  store: MemoryStore,
+  stores: { brains: BrainStore; documents: Pick<DocumentStore, "stats"> },
   caller: CallerContext,
   options: {
     brain: string;
     defaultBrain?: string;
     confirm?: (plan: BrainDeletionPlan) => Promise<boolean>;
+    at: string;
   },
 ): Promise<BrainDeletionResult | null> {
+  const store = stores.brains;
   const brain = await resolveBrain(store, caller, { brain: options.brain });
   if (isConfiguredDefault(brain, options.defaultBrain)) {
     throw new EngramError(
@@ -115,10 +118,10 @@ export async function deleteBrain(
       `brain "${brain.slug}" is the configured default brain (default_brain "${options.defaultBrain}" in the config file, or ENGRAM_DEFAULT_BRAIN); point default_brain at another brain first`,
     );
   }
-  const stats = await store.stats(brain.id);
+  const stats = await stores.documents.stats(brain.id);
   const plan = { brain, documents: stats.documents, forgotten: stats.deleted_documents };
   if (options.confirm && !(await options.confirm(plan))) return null;
-  const done = await store.deleteBrain(brain.id, { at: new Date().toISOString() });
+  const done = await store.deleteBrain(brain.id, { at: options.at });
   return { ...done, brain };
 }
 
@@ -127,7 +130,7 @@ export async function deleteBrain(
  * the configured default_brain names is refused, since every later command would fail to find it.
  */
 export async function renameBrain(
-  store: MemoryStore,
+  store: BrainStore,
   caller: CallerContext,
   args: RenameBrainArgs & { defaultBrain?: string },
 ): Promise<Brain> {

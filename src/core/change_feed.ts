@@ -4,7 +4,7 @@
  */
 import type { Logger } from "./logger.ts";
 import { silentLogger } from "./logger.ts";
-import type { MemoryStore } from "./store.ts";
+import type { DocumentStore } from "./ports/document_store.ts";
 
 /** One document change. */
 export interface DocumentChange {
@@ -39,7 +39,7 @@ export interface ChangeFeedOptions {
 
 /** Per-process document change events, fed by the memory service and by a timeline poll. */
 export class ChangeFeed {
-  readonly #store: MemoryStore;
+  readonly #store: Pick<DocumentStore, "timeline">;
   readonly #pollMs: number;
   readonly #logger: Logger;
   readonly #listeners = new Set<ChangeListener>();
@@ -50,7 +50,7 @@ export class ChangeFeed {
   #timer?: ReturnType<typeof setInterval>;
   #polling = false;
 
-  constructor(store: MemoryStore, options: ChangeFeedOptions = {}) {
+  constructor(store: Pick<DocumentStore, "timeline">, options: ChangeFeedOptions = {}) {
     this.#store = store;
     this.#pollMs = options.pollMs ?? DEFAULT_CHANGE_POLL_MS;
     this.#logger = options.logger ?? silentLogger;

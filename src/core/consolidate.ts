@@ -13,6 +13,7 @@ import { factsPrefix, isActiveFact } from "./facts.ts";
 import { newId } from "./ids.ts";
 import { slugify } from "./markdown/naming.ts";
 import type { MemoryService } from "./memory_service.ts";
+import type { LockStore } from "./ports/lock_store.ts";
 import { EPISODES_PREFIX } from "./reflect.ts";
 import type { Brain, CallerContext, DocumentRecord } from "./types.ts";
 
@@ -51,17 +52,22 @@ export interface ConsolidationReport {
   took_ms: number;
 }
 
-/** Runs one pass; `busy` when another pass over the brain is running. */
+/**
+ * Runs one pass; `busy` when another pass over the brain is running. A real pass writes as one
+ * unit of work: its summaries, promotions, retirements and prunings are kept together or not at
+ * all. The lock is taken outside it, so other processes see it at once.
+ */
 export async function consolidate(
-  service: MemoryService,
+  deps: { service: MemoryService; locks: LockStore },
   caller: CallerContext,
   o: { brain?: string; dryRun: boolean; settings: ConsolidateSettings; now?: Date },
 ): Promise<ConsolidationReport> {
+  const { service } = deps;
   const started = performance.now();
   const brain = await service.brain(caller, o.brain);
   const lock = `consolidate:${brain.id}`;
   const holder = `${caller.clientId}:${newId("job").slice(4)}`;
-  const held = await service.store.acquireLock(lock, holder, LOCK_TTL_MS);
+  const held = await deps.locks.acquireLock(lock, holder, LOCK_TTL_MS);
   if (held) {
     throw new EngramError(
       "busy",
@@ -71,15 +77,20 @@ export async function consolidate(
   try {
     const pass = new Pass(service, { caller, brain, dryRun: o.dryRun });
     const now = o.now ?? new Date();
-    const facts: DocumentRecord[] = [];
-    for (const scope of SCOPES) {
-      const docs = await service.store.listDocuments(brain.id, { prefix: factsPrefix(scope) });
-      const active = docs.filter(isActiveFact);
-      facts.push(...active);
-      if (active.length) await pass.compileFacts(scope, active);
-    }
-    await pass.promote(facts, o.settings.promoteAfterSessions);
-    await pass.compileAndPruneEpisodes(now.getTime() - o.settings.pruneAfterDays * DAY_MS);
+    const run = async () => {
+      const facts: DocumentRecord[] = [];
+      for (const scope of SCOPES) {
+        const active = (await service.documentsUnder(brain, factsPrefix(scope)))
+          .filter(isActiveFact);
+        facts.push(...active);
+        if (active.length) await pass.compileFacts(scope, active);
+      }
+      await pass.promote(facts, o.settings.promoteAfterSessions);
+      await pass.compileAndPruneEpisodes(now.getTime() - o.settings.pruneAfterDays * DAY_MS);
+    };
+    // A dry run writes nothing, so it need not hold the write lock.
+    if (o.dryRun) await run();
+    else await service.atomically(run);
     return {
       brain_id: brain.id,
       brain_slug: brain.slug,
@@ -88,7 +99,7 @@ export async function consolidate(
       took_ms: Math.round(performance.now() - started),
     };
   } finally {
-    await service.store.releaseLock(lock, holder);
+    await deps.locks.releaseLock(lock, holder);
   }
 }
 
@@ -122,7 +133,6 @@ class Pass {
   }
 
   async promote(facts: DocumentRecord[], minSessions: number): Promise<void> {
-    const store = this.#service.store;
     const brainId = this.#o.brain.id;
     for (const f of facts) {
       if (Number(f.metadata.session_count ?? 1) < minSessions || f.metadata.promoted_to) continue;
@@ -148,11 +158,11 @@ class Pass {
       }
       this.report.promoted.push(entry);
     }
-    for (const note of await store.listDocuments(brainId, { prefix: STABLE_PREFIX })) {
+    for (const note of await this.#service.documentsUnder(this.#o.brain, STABLE_PREFIX)) {
       const from = note.metadata.promoted_from;
       if (typeof from !== "string") continue;
-      const fact = await store.findDocument(brainId, { id: from });
-      if (fact && fact.deleted_at === null && fact.metadata.status !== "superseded") continue;
+      const fact = await this.#service.findLive(this.#o.brain, { id: from });
+      if (fact && fact.metadata.status !== "superseded") continue;
       if (!this.#o.dryRun) {
         await this.#service.forget(this.#o.caller, { id: note.id, brain: brainId });
       }
@@ -166,14 +176,13 @@ class Pass {
   }
 
   async compileAndPruneEpisodes(cutoff: number): Promise<void> {
-    const store = this.#service.store;
     const brainId = this.#o.brain.id;
-    const episodes = (await store.listDocuments(brainId, { prefix: EPISODES_PREFIX }))
+    const episodes = (await this.#service.documentsUnder(this.#o.brain, EPISODES_PREFIX))
       .filter((d) => d.metadata.kind === "episode");
-    const previous = await store.readDocument(brainId, { path: EPISODES_SUMMARY });
+    const previous = await this.#service.readLive(this.#o.brain, { path: EPISODES_SUMMARY });
     const live = new Set(episodes.map((e) => e.path));
     // Lines of episodes pruned by earlier passes stay: the list is the long-term record.
-    const kept = (previous && previous.deleted_at === null ? previous.content.split("\n") : [])
+    const kept = (previous ? previous.content.split("\n") : [])
       .filter((l) => l.startsWith("- ") && !live.has(/\(([^)]+\.md)\)\s*$/.exec(l)?.[1] ?? ""));
     if (episodes.length === 0 && kept.length === 0) return;
     const lines = [
@@ -203,9 +212,9 @@ class Pass {
 
   async #write(path: string, title: string, content: string): Promise<void> {
     const brainId = this.#o.brain.id;
-    const existing = await this.#service.store.readDocument(brainId, { path });
-    const live = existing && existing.deleted_at === null;
-    if (live && existing.content === content) {
+    const existing = await this.#service.readLive(this.#o.brain, { path });
+    const live = existing !== null;
+    if (existing && existing.content === content) {
       this.report.summaries.push({ path, action: "unchanged", document_id: existing.id });
       return;
     }
@@ -219,7 +228,11 @@ class Pass {
         metadata: { kind: "summary" },
       }, { source: "compile" });
       entry.document_id = doc.id;
-    } else if (existing) entry.document_id = existing.id;
+    } else {
+      // A forgotten summary at the path is the one a real pass would bring back.
+      const owner = existing ?? await this.#service.pathOwner(this.#o.brain, path);
+      if (owner) entry.document_id = owner.id;
+    }
     this.report.summaries.push(entry);
   }
 }

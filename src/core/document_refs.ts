@@ -1,7 +1,7 @@
 /** @module Document references from tool arguments, and the not-found error that names them. */
 import { EngramError } from "./errors.ts";
 import { normalizePath } from "./markdown/naming.ts";
-import type { DocumentRef } from "./store.ts";
+import type { DocumentRef } from "./ports/document_store.ts";
 import type { Brain } from "./types.ts";
 
 /** A store lookup for an id or a (normalised) path. */

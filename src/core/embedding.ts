@@ -1,7 +1,7 @@
 /** @module Optional vectors: embedding a document's chunks after a write, and backfilling a brain. */
 import type { Logger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
-import type { MemoryStore } from "./store.ts";
+import type { VectorIndex } from "./ports/vector_index.ts";
 
 /** Chunks embedded per request while backfilling. */
 const BACKFILL_BATCH = 64;
@@ -12,16 +12,16 @@ const BACKFILL_BATCH = 64;
  * embeds what is missing later.
  */
 export async function embedDocument(
-  store: MemoryStore,
+  index: VectorIndex,
   documentId: string,
   o: { embedder?: Embedder; logger: Logger },
 ): Promise<number> {
   if (!o.embedder) return 0;
-  const chunks = await store.chunksOf(documentId);
+  const chunks = await index.chunksOf(documentId);
   if (chunks.length === 0) return 0;
   try {
     const vectors = await o.embedder.embed(chunks.map((c) => c.text));
-    await store.putVectors(
+    await index.putVectors(
       o.embedder.model,
       chunks.map((c, i) => ({ chunk_id: c.id, vector: vectors[i] })),
     );
@@ -38,19 +38,19 @@ export async function embedDocument(
 
 /** Embeds every live chunk of a brain that has no vector for the embedder's model yet. */
 export async function backfillVectors(
-  store: MemoryStore,
+  index: VectorIndex,
   brainId: string,
   embedder: Embedder,
 ): Promise<number> {
   let total = 0;
   for (;;) {
-    const chunks = await store.chunksWithoutVectors(brainId, {
+    const chunks = await index.chunksWithoutVectors(brainId, {
       model: embedder.model,
       limit: BACKFILL_BATCH,
     });
     if (chunks.length === 0) return total;
     const vectors = await embedder.embed(chunks.map((c) => c.text));
-    await store.putVectors(
+    await index.putVectors(
       embedder.model,
       chunks.map((c, i) => ({ chunk_id: c.id, vector: vectors[i] })),
     );

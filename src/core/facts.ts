@@ -66,7 +66,7 @@ export async function keepFacts(
     superseded_ids: [],
   };
   const prefix = factsPrefix(o.scope);
-  const active = (await service.store.listDocuments(o.brain.id, { prefix })).filter(isActiveFact);
+  const active = (await service.documentsUnder(o.brain, prefix)).filter(isActiveFact);
   // Each fact's words, tokenised once rather than once per candidate.
   const titleTerms = new Map<string, string[]>();
   const termsOf = (f: DocumentRecord) => {
@@ -183,6 +183,6 @@ async function freePath(
 ): Promise<string> {
   for (let n = 1;; n++) {
     const candidate = n === 1 ? path : path.replace(/\.md$/, `-${n}.md`);
-    if (!(await service.store.findDocument(o.brain.id, { path: candidate }))) return candidate;
+    if (!(await service.pathOwner(o.brain, candidate))) return candidate;
   }
 }

@@ -5,7 +5,8 @@
 import type { Logger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
 import { fuseRanks } from "./rrf.ts";
-import type { MemoryStore } from "./store.ts";
+import type { SearchIndex } from "./ports/search_index.ts";
+import type { VectorIndex } from "./ports/vector_index.ts";
 import type { SearchHit, SearchQuery } from "./types.ts";
 
 /** Each list contributes this many candidates per requested hit before fusion. */
@@ -13,13 +14,13 @@ const CANDIDATES_PER_HIT = 3;
 
 /** Ranked hits for a query, fused with vector neighbours when `embedder` is set. */
 export async function hybridSearch(
-  store: MemoryStore,
+  index: { search: SearchIndex; vectors: VectorIndex },
   query: SearchQuery,
   o: { embedder?: Embedder; logger: Logger },
 ): Promise<SearchHit[]> {
-  if (!o.embedder || query.sort === "recency") return await store.search(query);
+  if (!o.embedder || query.sort === "recency") return await index.search.search(query);
   const depth = Math.min(100, query.topK * CANDIDATES_PER_HIT);
-  const textHits = await store.search({ ...query, topK: depth });
+  const textHits = await index.search.search({ ...query, topK: depth });
   let vector: Float32Array;
   try {
     [vector] = await o.embedder.embed([query.text]);
@@ -31,7 +32,7 @@ export async function hybridSearch(
     });
     return textHits.slice(0, query.topK);
   }
-  const vectorHits = await store.vectorSearch({
+  const vectorHits = await index.vectors.vectorSearch({
     brainId: query.brainId,
     vector,
     model: o.embedder.model,

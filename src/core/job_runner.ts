@@ -8,7 +8,7 @@
  */
 import { concealInternal } from "./internal_errors.ts";
 import type { Logger } from "./logger.ts";
-import type { MemoryStore } from "./store.ts";
+import type { JobQueue } from "./ports/job_queue.ts";
 import type { JobRecord } from "./types.ts";
 
 /** Does one kind of job; returns the result stored on the job. */
@@ -29,7 +29,7 @@ const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
 /** One process's job worker. */
 export class JobRunner {
-  #store: MemoryStore;
+  #queue: JobQueue;
   #o: Required<JobRunnerOptions>;
   #loop: Promise<void> | null = null;
   #again = false;
@@ -38,8 +38,8 @@ export class JobRunner {
   #wake: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
 
-  constructor(store: MemoryStore, options: JobRunnerOptions) {
-    this.#store = store;
+  constructor(queue: JobQueue, options: JobRunnerOptions) {
+    this.#queue = queue;
     this.#o = {
       ...options,
       maxAttempts: options.maxAttempts ?? 3,
@@ -85,7 +85,7 @@ export class JobRunner {
       this.#waiters.set(id, set);
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        const job = await this.#store.getJob(id);
+        const job = await this.#queue.getJob(id);
         const left = deadline - Date.now();
         if (!job || job.status === "completed" || job.status === "failed" || left <= 0) return job;
         // A retried job goes back to the queue; keep waiting until it finishes or time runs out.
@@ -101,7 +101,7 @@ export class JobRunner {
 
   async #work(): Promise<void> {
     for (;;) {
-      const job = await this.#store.claimJob(this.#o.leaseMs);
+      const job = await this.#queue.claimJob(this.#o.leaseMs);
       if (!job) {
         await this.#wakeForDelayed();
         return;
@@ -113,7 +113,7 @@ export class JobRunner {
   }
 
   async #wakeForDelayed(): Promise<void> {
-    const next = await this.#store.nextDelayedJobAt();
+    const next = await this.#queue.nextDelayedJobAt();
     clearTimeout(this.#wake);
     if (!next || this.#stopped) return;
     this.#wake = setTimeout(() => this.kick(), Math.max(0, Date.parse(next) - Date.now()) + 5);
@@ -122,7 +122,7 @@ export class JobRunner {
   async #run(job: JobRecord): Promise<void> {
     const { logger, maxAttempts, leaseMs } = this.#o;
     if (job.attempts > maxAttempts) {
-      await this.#store.failJob(
+      await this.#queue.failJob(
         job.id,
         `gave up after ${maxAttempts} attempts: the process running it stopped each time`,
         {
@@ -133,7 +133,7 @@ export class JobRunner {
     }
     const handler = this.#o.handlers[job.kind];
     if (!handler) {
-      await this.#store.failJob(
+      await this.#queue.failJob(
         job.id,
         `no handler for job kind "${job.kind}" in this engram version`,
         {
@@ -143,13 +143,13 @@ export class JobRunner {
       return;
     }
     const renew = setInterval(() => {
-      this.#store.renewJob(job.id, leaseMs).catch((err) =>
+      this.#queue.renewJob(job.id, leaseMs).catch((err) =>
         logger.warn("job lease renewal failed", { error: String(err) })
       );
     }, Math.max(50, Math.floor(leaseMs / 3)));
     try {
       const result = await handler(job);
-      await this.#store.completeJob(job.id, result);
+      await this.#queue.completeJob(job.id, result);
       logger.info(`job ${job.id} (${job.kind}) completed`);
     } catch (err) {
       // The stored error is what memory_job_status shows a client: internal detail stays in the log.
@@ -159,7 +159,7 @@ export class JobRunner {
         MAX_RETRY_DELAY_MS,
         this.#o.retryDelayMs * 2 ** Math.max(0, job.attempts - 1),
       );
-      await this.#store.failJob(job.id, `${e.code}: ${e.message}`, { retry, delayMs });
+      await this.#queue.failJob(job.id, `${e.code}: ${e.message}`, { retry, delayMs });
       logger.warn(`job ${job.id} (${job.kind}) ${retry ? "failed; will retry" : "failed"}`, {
         error: e.message,
       });

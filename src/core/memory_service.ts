@@ -9,6 +9,7 @@ import {
   resolveBrain,
 } from "./brains.ts";
 import { notFound, refOf } from "./document_refs.ts";
+import { DocumentWriter, type NextVersion, type Written } from "./document_writer.ts";
 import { mergeMetadata } from "./metadata_merge.ts";
 import type {
   IngestInput,
@@ -17,11 +18,7 @@ import type {
   WriteOptions,
 } from "./service_types.ts";
 import { EngramError } from "./errors.ts";
-import { sha256Hex } from "./hash.ts";
 import { LIMITS } from "./limits.ts";
-import { newId } from "./ids.ts";
-import { chunkMarkdown } from "./markdown/chunker.ts";
-import { parseLinks } from "./markdown/links.ts";
 import { derivePath, deriveTitle, normalizePath } from "./markdown/naming.ts";
 import type {
   CreateBrainArgs,
@@ -34,32 +31,29 @@ import type {
   TimelineArgs,
   UpdateArgs,
 } from "./schemas.ts";
-import type { MemoryStore } from "./store.ts";
-import { backfillVectors, embedDocument } from "./embedding.ts";
+import { reindexBrain, type ReindexReport } from "./reindex.ts";
 import { ChangeFeed } from "./change_feed.ts";
 import { hybridSearch } from "./hybrid_search.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
+import type { BrainStore } from "./ports/brain_store.ts";
+import type { DocumentRef, DocumentStore } from "./ports/document_store.ts";
+import type { SearchIndex } from "./ports/search_index.ts";
+import type { UnitOfWork } from "./ports/unit_of_work.ts";
+import type { VectorIndex } from "./ports/vector_index.ts";
 import type {
   Backlink,
   Brain,
   BrainStats,
   CallerContext,
   DocumentRecord,
-  DocumentSource,
   DocumentWithContent,
   IngestResponse,
-  Metadata,
   SearchHit,
   SearchQuery,
   TagCount,
   TimelineEntry,
 } from "./types.ts";
-
-/** How often a write is retried when another writer changed the same document first. */
-const WRITE_ATTEMPTS = 20;
-/** Upper bound of the random pause before a retry, in ms. */
-const MAX_BACKOFF_MS = 100;
 
 export type {
   IngestInput,
@@ -68,45 +62,76 @@ export type {
   WriteOptions,
 } from "./service_types.ts";
 
-/** Memory operations on top of a MemoryStore. */
+/** The storage ports the memory service works on. */
+export interface MemoryPorts {
+  brains: BrainStore;
+  documents: DocumentStore;
+  search: SearchIndex;
+  vectors: VectorIndex;
+  units: UnitOfWork;
+}
+
+/** Memory operations on the storage ports; the ports stay private to it. */
 export class MemoryService {
-  readonly store: MemoryStore;
+  readonly #ports: MemoryPorts;
   readonly #defaultBrain?: string;
   /** Set when an embedding provider is configured: chunks get vectors and search fuses them. */
   readonly embedder?: Embedder;
   readonly #logger: Logger;
+  readonly #now: () => Date;
+  readonly #writer: DocumentWriter;
   /** Every document write and forget of this process (and, while watched, of other processes). */
   readonly changes: ChangeFeed;
 
   constructor(
-    store: MemoryStore,
+    ports: MemoryPorts,
     options: MemoryServiceOptions & { changePollMs?: number } = {},
   ) {
-    this.store = store;
+    this.#ports = ports;
     this.#defaultBrain = options.defaultBrain;
     this.embedder = options.embedder;
     this.#logger = options.logger ?? silentLogger;
-    this.changes = new ChangeFeed(store, { pollMs: options.changePollMs, logger: this.#logger });
+    this.#now = options.now ?? (() => new Date());
+    this.changes = new ChangeFeed(ports.documents, {
+      pollMs: options.changePollMs,
+      logger: this.#logger,
+    });
+    this.#writer = new DocumentWriter({
+      ...ports,
+      changes: this.changes,
+      embedder: this.embedder,
+      logger: this.#logger,
+      now: this.#now,
+    });
+  }
+
+  /**
+   * Runs `fn` as one unit of work: every write it makes, through this service or the other ports
+   * of the same storage (sessions, jobs), commits together or not at all. Keep model and network
+   * calls out of it: other callers wait until it ends.
+   */
+  atomically<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#ports.units.withTransaction(() => fn());
   }
 
   /** The brain a call runs against. */
   brain(caller: CallerContext, brain?: string): Promise<Brain> {
-    return resolveBrain(this.store, caller, { brain, defaultBrain: this.#defaultBrain });
+    return resolveBrain(this.#ports.brains, caller, { brain, defaultBrain: this.#defaultBrain });
   }
 
   /** Brains the caller may access. */
   listBrains(caller: CallerContext): Promise<Brain[]> {
-    return accessibleBrains(this.store, caller);
+    return accessibleBrains(this.#ports.brains, caller);
   }
 
   /** Creates a brain. */
   createBrain(args: CreateBrainArgs): Promise<Brain> {
-    return createBrain(this.store, args);
+    return createBrain(this.#ports.brains, args);
   }
 
   /** Renames a brain (name, slug or both); the configured default brain keeps its slug. */
   renameBrain(caller: CallerContext, args: RenameBrainArgs): Promise<Brain> {
-    return renameBrain(this.store, caller, { ...args, defaultBrain: this.#defaultBrain });
+    return renameBrain(this.#ports.brains, caller, { ...args, defaultBrain: this.#defaultBrain });
   }
 
   /**
@@ -118,10 +143,11 @@ export class MemoryService {
     brain: string,
     options: { confirm?: (plan: BrainDeletionPlan) => Promise<boolean> } = {},
   ): Promise<BrainDeletionResult | null> {
-    return deleteBrain(this.store, caller, {
+    return deleteBrain(this.#ports, caller, {
       brain,
       defaultBrain: this.#defaultBrain,
       confirm: options.confirm,
+      at: this.#now().toISOString(),
     });
   }
 
@@ -157,7 +183,7 @@ export class MemoryService {
       document_id: doc.id,
       path,
       hash: input.sourceHash,
-      chunk_count: chunkCount ?? await this.store.chunkCount(doc.id),
+      chunk_count: chunkCount ?? await this.#ports.search.chunkCount(doc.id),
       embedded_count: embedded,
       duration_ms: elapsed(),
       reused: false,
@@ -175,19 +201,14 @@ export class MemoryService {
     const started = performance.now();
     const brain = await this.brain(caller, input.brain);
     const path = normalizePath(input.path);
-    const existing = await this.store.findDocument(brain.id, { path });
-    if (
-      !existing || existing.deleted_at !== null ||
-      existing.metadata.source_hash !== input.sourceHash
-    ) {
-      return null;
-    }
+    const existing = await this.findLive(brain, { path });
+    if (!existing || existing.metadata.source_hash !== input.sourceHash) return null;
     return {
       status: "completed",
       document_id: existing.id,
       path,
       hash: input.sourceHash,
-      chunk_count: await this.store.chunkCount(existing.id),
+      chunk_count: await this.#ports.search.chunkCount(existing.id),
       embedded_count: 0,
       duration_ms: Math.round(performance.now() - started),
       reused: true,
@@ -198,7 +219,7 @@ export class MemoryService {
     caller: CallerContext,
     args: RememberArgs,
     options: WriteOptions,
-  ): Promise<{ doc: DocumentRecord; chunkCount: number | null; embedded: number }> {
+  ): Promise<Written> {
     // The one ceiling every way in shares, so whatever was stored can be exported and imported back.
     if (args.content.length > LIMITS.documentChars) {
       throw new EngramError(
@@ -209,41 +230,38 @@ export class MemoryService {
     const brain = await this.brain(caller, args.brain);
     const title = args.title ?? deriveTitle(args.content);
     const path = normalizePath(args.path ?? derivePath(title));
-    const id = options.id && !(await this.store.documentIdTaken(options.id))
+    const id = options.id && !(await this.#ports.documents.documentIdTaken(options.id))
       ? options.id
       : undefined;
-    const written = await this.#retrying(async () => {
-      const existing = await this.store.findDocument(brain.id, { path });
+    return await this.#writer.retrying(async () => {
+      const existing = await this.#ports.documents.findDocument(brain.id, { path });
       const metadata = mergeMetadata(existing?.metadata ?? {}, args.metadata, args.tags);
-      return await this.#write(brain.id, existing, {
-        content: args.content,
-        title,
-        path,
-        metadata,
-        source: options.source ?? existing?.source ?? "ingest",
-        contentType: options.contentType,
-        id,
-        createdAt: options.createdAt,
-        updatedAt: options.updatedAt,
-      });
+      return await this.#writer.write(
+        brain.id,
+        existing,
+        {
+          content: args.content,
+          title,
+          path,
+          metadata,
+          source: options.source ?? existing?.source ?? "ingest",
+          contentType: options.contentType,
+          id,
+          createdAt: options.createdAt,
+          updatedAt: options.updatedAt,
+        } satisfies NextVersion,
+      );
     });
-    const embedded = written.chunkCount === null ? 0 : await this.#embed(written.doc.id);
-    return { ...written, embedded };
-  }
-
-  /** Vectors for a freshly written document, when vectors are on. */
-  #embed(documentId: string): Promise<number> {
-    return embedDocument(this.store, documentId, { embedder: this.embedder, logger: this.#logger });
   }
 
   /** A live document with content, by id or path, optionally at a past version. */
   async get(caller: CallerContext, args: GetArgs): Promise<DocumentWithContent> {
     const brain = await this.brain(caller, args.brain);
-    const doc = await this.store.readDocument(brain.id, refOf(args), args.version);
+    const doc = await this.#ports.documents.readDocument(brain.id, refOf(args), args.version);
     if (doc && doc.deleted_at === null && doc.version === (args.version ?? doc.version)) return doc;
     if (args.version !== undefined) {
-      const current = await this.store.findDocument(brain.id, refOf(args));
-      if (current && current.deleted_at === null) {
+      const current = await this.findLive(brain, refOf(args));
+      if (current) {
         throw new EngramError(
           "not_found",
           `document ${current.path} has no version ${args.version} in brain "${brain.slug}"; its versions are 1..${current.version}`,
@@ -262,7 +280,7 @@ export class MemoryService {
     args: ListArgs,
   ): Promise<{ brain_id: string; items: DocumentRecord[]; next_after?: string }> {
     const brain = await this.brain(caller, args.brain);
-    const items = await this.store.documentPage(brain.id, {
+    const items = await this.#ports.documents.documentPage(brain.id, {
       prefix: args.prefix,
       after: args.after,
       limit: args.limit + 1,
@@ -284,14 +302,14 @@ export class MemoryService {
       );
     }
     const brain = await this.brain(caller, args.brain);
-    return await this.#retrying(async () => {
-      const read = await this.store.readDocument(brain.id, refOf(args));
-      if (!read || read.deleted_at !== null) throw notFound(args, brain);
+    const written = await this.#writer.retrying(async () => {
+      const read = await this.readLive(brain, refOf(args));
+      if (!read) throw notFound(args, brain);
       // A no-op update returns `current` as is: a DocumentRecord, without the content.
       const { content: currentContent, ...current } = read;
       const path = args.new_path !== undefined ? normalizePath(args.new_path) : current.path;
       if (path !== current.path) {
-        const taken = await this.store.findDocument(brain.id, { path });
+        const taken = await this.pathOwner(brain, path);
         if (taken) {
           throw new EngramError(
             "conflict",
@@ -301,33 +319,23 @@ export class MemoryService {
           );
         }
       }
-      return await this.#write(brain.id, current, {
+      return await this.#writer.write(brain.id, current, {
         content: args.content ?? currentContent,
         title: args.title ?? current.title,
         path,
         metadata: mergeMetadata(current.metadata, args.metadata, args.tags),
         source: current.source,
       });
-    }).then(async ({ doc, chunkCount }) => {
-      if (chunkCount !== null) await this.#embed(doc.id);
-      return doc;
     });
+    return written.doc;
   }
 
   /** Soft-deletes a document: it leaves search, its versions stay. */
   async forget(caller: CallerContext, args: RefArgs): Promise<DocumentRecord> {
     const brain = await this.brain(caller, args.brain);
-    const doc = await this.store.findDocument(brain.id, refOf(args));
-    if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
-    const gone = await this.store.markDeleted(brain.id, doc.id, new Date().toISOString());
-    this.changes.emit({
-      brainId: brain.id,
-      documentId: gone.id,
-      path: gone.path,
-      version: gone.version,
-      action: "deleted",
-    });
-    return gone;
+    const doc = await this.findLive(brain, refOf(args));
+    if (!doc) throw notFound(args, brain);
+    return await this.#writer.forget(brain.id, doc.id);
   }
 
   /** Ranked full-text search. */
@@ -351,7 +359,7 @@ export class MemoryService {
 
   /** Ranked hits in a resolved brain: full text, fused with vectors when an embedder is configured. */
   searchHits(query: SearchQuery): Promise<SearchHit[]> {
-    return hybridSearch(this.store, query, { embedder: this.embedder, logger: this.#logger });
+    return hybridSearch(this.#ports, query, { embedder: this.embedder, logger: this.#logger });
   }
 
   /** Recent changes in a brain. */
@@ -363,7 +371,7 @@ export class MemoryService {
     const since = args.since ? new Date(args.since).toISOString() : undefined;
     return {
       brain_id: brain.id,
-      items: await this.store.timeline(brain.id, { limit: args.limit, since }),
+      items: await this.#ports.documents.timeline(brain.id, { limit: args.limit, since }),
     };
   }
 
@@ -373,9 +381,9 @@ export class MemoryService {
     args: RefArgs,
   ): Promise<{ document: DocumentRecord; items: Backlink[] }> {
     const brain = await this.brain(caller, args.brain);
-    const doc = await this.store.findDocument(brain.id, refOf(args));
-    if (!doc || doc.deleted_at !== null) throw notFound(args, brain);
-    return { document: doc, items: await this.store.backlinks(brain.id, doc) };
+    const doc = await this.findLive(brain, refOf(args));
+    if (!doc) throw notFound(args, brain);
+    return { document: doc, items: await this.#ports.search.backlinks(brain.id, doc) };
   }
 
   /** Tags in use, most used first. */
@@ -384,7 +392,7 @@ export class MemoryService {
     args: { brain?: string },
   ): Promise<{ brain_id: string; items: TagCount[] }> {
     const brain = await this.brain(caller, args.brain);
-    return { brain_id: brain.id, items: await this.store.tags(brain.id) };
+    return { brain_id: brain.id, items: await this.#ports.search.tags(brain.id) };
   }
 
   /** Brain statistics. */
@@ -393,113 +401,51 @@ export class MemoryService {
     args: { brain?: string },
   ): Promise<BrainStats & { brain_slug: string }> {
     const brain = await this.brain(caller, args.brain);
-    return { ...(await this.store.stats(brain.id)), brain_slug: brain.slug };
+    return { ...(await this.#ports.documents.stats(brain.id)), brain_slug: brain.slug };
   }
 
   /** Re-chunks and re-indexes every live document (after a chunker change or a damaged index). */
-  async reindex(
-    caller: CallerContext,
-    args: { brain?: string },
-  ): Promise<
-    { brain_id: string; documents: number; chunks: number; embedded: number; took_ms: number }
-  > {
+  async reindex(caller: CallerContext, args: { brain?: string }): Promise<ReindexReport> {
     const brain = await this.brain(caller, args.brain);
-    const started = performance.now();
-    let documents = 0;
-    let chunks = 0;
-    for await (const doc of this.store.liveDocuments(brain.id)) {
-      const c = chunkMarkdown(doc.content);
-      await this.store.replaceIndex(doc.id, c, parseLinks(doc.content, doc.path));
-      documents++;
-      chunks += c.length;
-    }
-    // Re-chunking dropped the old vectors; embed everything missing (also after an outage).
-    const embedded = this.embedder ? await backfillVectors(this.store, brain.id, this.embedder) : 0;
-    return {
-      brain_id: brain.id,
-      documents,
-      chunks,
-      embedded,
-      took_ms: Math.round(performance.now() - started),
-    };
+    return await reindexBrain(this.#ports, brain, { embedder: this.embedder });
   }
 
-  async #write(
-    brainId: string,
-    existing: DocumentRecord | null,
-    next: {
-      content: string;
-      title: string;
-      path: string;
-      metadata: Metadata;
-      source: DocumentSource;
-      contentType?: string;
-      id?: string;
-      createdAt?: string;
-      updatedAt?: string;
-    },
-  ): Promise<{ doc: DocumentRecord; chunkCount: number | null }> {
-    const checksum = sha256Hex(next.content);
-    if (
-      existing && existing.deleted_at === null && existing.checksum_sha256 === checksum &&
-      existing.title === next.title && existing.path === next.path &&
-      JSON.stringify(existing.metadata) === JSON.stringify(next.metadata)
-    ) {
-      return { doc: existing, chunkCount: null };
-    }
-    const now = new Date().toISOString();
-    const id = existing?.id ?? next.id ?? newId("doc");
-    const chunks = chunkMarkdown(next.content);
-    const commit = sha256Hex(
-      [existing?.commit_sha ?? "", next.path, next.title, JSON.stringify(next.metadata), checksum]
-        .join("\n"),
-    ).slice(0, 40);
-    const doc = await this.store.writeVersion({
-      document: {
-        id,
-        brain_id: brainId,
-        title: next.title,
-        path: next.path,
-        source: next.source,
-        content_type: next.contentType ?? existing?.content_type ?? "text/markdown",
-        byte_size: new TextEncoder().encode(next.content).byteLength,
-        checksum_sha256: checksum,
-        metadata: next.metadata,
-        commit_sha: commit,
-        created_at: existing?.created_at ?? next.createdAt ?? now,
-        updated_at: existing ? now : next.updatedAt ?? now,
-        deleted_at: null,
-      },
-      content: next.content,
-      chunks,
-      links: parseLinks(next.content, next.path),
-      expectedVersion: existing?.version,
-    });
-    this.changes.emit({
-      brainId,
-      documentId: doc.id,
-      path: doc.path,
-      previousPath: existing && existing.path !== doc.path ? existing.path : undefined,
-      version: doc.version,
-      // As the timeline words it, so the poll recognises this change.
-      action: doc.version === 1 ? "created" : "updated",
-    });
-    return { doc, chunkCount: chunks.length };
+  /** A live document of an already resolved brain, or null when missing or forgotten. */
+  async findLive(brain: Brain, ref: DocumentRef): Promise<DocumentRecord | null> {
+    const doc = await this.#ports.documents.findDocument(brain.id, ref);
+    return doc && doc.deleted_at === null ? doc : null;
   }
 
-  /** Re-runs a read-modify-write when another writer got there first. */
-  async #retrying<T>(fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1;; attempt++) {
-      try {
-        return await fn();
-      } catch (err) {
-        const stale = err instanceof EngramError && err.code === "conflict" &&
-          err.cause === "stale-version";
-        if (!stale || attempt >= WRITE_ATTEMPTS) throw err;
-        // A random, growing pause, so writers that keep colliding fall out of lock-step.
-        const pause = Math.random() * Math.min(2 ** attempt, MAX_BACKOFF_MS);
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
+  /** A live document with its current content, or null when missing or forgotten. */
+  async readLive(brain: Brain, ref: DocumentRef): Promise<DocumentWithContent | null> {
+    const doc = await this.#ports.documents.readDocument(brain.id, ref);
+    return doc && doc.deleted_at === null ? doc : null;
+  }
+
+  /**
+   * The document holding `path`, live or forgotten (a forgotten one still owns its path: writing
+   * there brings it back), or null.
+   */
+  pathOwner(brain: Brain, path: string): Promise<DocumentRecord | null> {
+    return this.#ports.documents.findDocument(brain.id, { path: normalizePath(path) });
+  }
+
+  /** A live document by id in any brain the caller may access (ids are unique across brains). */
+  async findById(caller: CallerContext, id: string): Promise<DocumentWithContent | null> {
+    for (const brain of await this.listBrains(caller)) {
+      const doc = await this.readLive(brain, { id });
+      if (doc) return doc;
     }
+    return null;
+  }
+
+  /** Live documents under a path prefix, oldest first. */
+  documentsUnder(brain: Brain, prefix: string): Promise<DocumentRecord[]> {
+    return this.#ports.documents.listDocuments(brain.id, { prefix });
+  }
+
+  /** Live documents of a brain with their content, oldest first. */
+  liveDocuments(brain: Brain): AsyncIterable<DocumentWithContent> {
+    return this.#ports.documents.liveDocuments(brain.id);
   }
 }

@@ -5,6 +5,7 @@
  * conversation is about comes first. Only documents matching the query are returned.
  */
 import type { MemoryService, SearchResult } from "./memory_service.ts";
+import type { SessionStore } from "./ports/session_store.ts";
 import { fuseRanks } from "./rrf.ts";
 import type { RecallArgs } from "./session_schemas.ts";
 import { requireSession } from "./sessions.ts";
@@ -33,10 +34,11 @@ export interface RecallResult {
 
 /** Recall for a query; with `session_id`, ranked by the session's recent messages. */
 export async function recall(
-  service: MemoryService,
+  deps: { service: MemoryService; sessions: SessionStore },
   caller: CallerContext,
   args: RecallArgs,
 ): Promise<RecallResult | SearchResult> {
+  const { service } = deps;
   const scope = args.scope ?? "all";
   if (args.session_id === undefined) {
     return await service.search(caller, {
@@ -49,8 +51,8 @@ export async function recall(
   }
   const started = performance.now();
   const brain = await service.brain(caller, args.brain);
-  const session = await requireSession(service.store, brain, args.session_id);
-  const recent = await service.store.listMessages(session.id, { last: CONTEXT_MESSAGES });
+  const session = await requireSession(deps.sessions, brain, args.session_id);
+  const recent = await deps.sessions.listMessages(session.id, { last: CONTEXT_MESSAGES });
   const contextTerms = sessionTerms(recent, new Set(words(args.query)));
   const search = (text: string) =>
     service.searchHits({ brainId: brain.id, text, topK: CANDIDATES, scope, sort: "relevance" });

@@ -4,7 +4,9 @@
  */
 import { queueExtraction } from "./extraction.ts";
 import type { MemoryService } from "./memory_service.ts";
+import type { JobQueue } from "./ports/job_queue.ts";
 import type { MemoryModel, Outcome } from "./ports/language_model.ts";
+import type { SessionStore } from "./ports/session_store.ts";
 import type { ReflectArgs } from "./session_schemas.ts";
 import { requireSession, toConversation } from "./sessions.ts";
 import type { CallerContext } from "./types.ts";
@@ -40,14 +42,17 @@ export interface ReflectResult {
   extraction_job_id?: string;
 }
 
-/** Closes a session with a reflection (idempotent). */
+/**
+ * Closes a session with a reflection (idempotent). The model is asked first; the episode, the
+ * extraction job and the closed session are then stored as one unit of work.
+ */
 export async function reflect(
-  deps: { service: MemoryService; model: MemoryModel },
+  deps: { service: MemoryService; sessions: SessionStore; jobs: JobQueue; model: MemoryModel },
   caller: CallerContext,
   args: ReflectArgs,
 ): Promise<ReflectResult> {
   const { service, model } = deps;
-  const store = service.store;
+  const store = deps.sessions;
   const brain = await service.brain(caller, args.brain);
   const session = await requireSession(store, brain, args.session_id);
   const base = { session_id: session.id, brain_id: brain.id };
@@ -82,18 +87,6 @@ export async function reflect(
   const path = `${EPISODES_PREFIX}${endedAt.slice(0, 10)}-${
     session.id.toLowerCase().replace(/[^a-z0-9-]+/g, "-").slice(0, 60)
   }.md`;
-  let episodeId: string | undefined;
-  if (draft.should_record_episode) {
-    const episode = await service.remember(caller, {
-      brain: brain.id,
-      path,
-      title: `Episode ${endedAt.slice(0, 10)}: ${draft.outcome}`,
-      content: episodeContent(draft, { sessionId: session.id, endedAt, messages: messages.length }),
-      tags: ["episode", draft.outcome],
-      metadata: { kind: "episode", session_id: session.id, outcome: draft.outcome },
-    }, { source: "reflect" });
-    episodeId = episode.id;
-  }
   const reflection: Reflection = {
     outcome: draft.outcome,
     should_record_episode: draft.should_record_episode,
@@ -103,25 +96,42 @@ export async function reflect(
     lessons: draft.lessons,
     provider: draft.provider,
   };
-  // Messages appended with skip_extract and never followed by a triggering message are extracted now.
-  const extracted = Number(session.metadata.extracted_seq ?? 0);
-  const pending = messages[messages.length - 1].seq > extracted;
-  const job = pending
-    ? await queueExtraction(service, {
-      brainId: brain.id,
-      sessionId: session.id,
-      scope: (session.metadata.scope as "global" | "project" | "agent" | undefined) ?? "global",
-    })
-    : undefined;
-  const latest = (await store.getSession(session.id)) ?? session;
-  await store.updateSession(session.id, {
-    ended_at: endedAt,
-    metadata: {
-      ...latest.metadata,
-      reflection_status: "completed",
-      reflection,
-      ...(episodeId ? { episode_id: episodeId } : {}),
-    },
+  const { episodeId, job } = await service.atomically(async () => {
+    const episode = draft.should_record_episode
+      ? await service.remember(caller, {
+        brain: brain.id,
+        path,
+        title: `Episode ${endedAt.slice(0, 10)}: ${draft.outcome}`,
+        content: episodeContent(draft, {
+          sessionId: session.id,
+          endedAt,
+          messages: messages.length,
+        }),
+        tags: ["episode", draft.outcome],
+        metadata: { kind: "episode", session_id: session.id, outcome: draft.outcome },
+      }, { source: "reflect" })
+      : undefined;
+    // Messages appended with skip_extract and never followed by a triggering message are extracted now.
+    const extracted = Number(session.metadata.extracted_seq ?? 0);
+    const pending = messages[messages.length - 1].seq > extracted;
+    const job = pending
+      ? await queueExtraction(deps.jobs, {
+        brainId: brain.id,
+        sessionId: session.id,
+        scope: (session.metadata.scope as "global" | "project" | "agent" | undefined) ?? "global",
+      })
+      : undefined;
+    const latest = (await store.getSession(session.id)) ?? session;
+    await store.updateSession(session.id, {
+      ended_at: endedAt,
+      metadata: {
+        ...latest.metadata,
+        reflection_status: "completed",
+        reflection,
+        ...(episode ? { episode_id: episode.id } : {}),
+      },
+    });
+    return { episodeId: episode?.id, job };
   });
   return {
     ...base,

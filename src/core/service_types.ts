@@ -44,4 +44,6 @@ export interface MemoryServiceOptions {
   /** Embedding provider: chunks get vectors and search fuses them with full text. */
   embedder?: Embedder;
   logger?: Logger;
+  /** The clock documents are stamped with (tests pass their own). */
+  now?: () => Date;
 }

@@ -1,7 +1,7 @@
 /** @module Conversation sessions: opening on first use, appending messages, the not-found and closed errors. */
 import { EngramError } from "./errors.ts";
 import type { ConversationMessage } from "./ports/language_model.ts";
-import type { MemoryStore } from "./store.ts";
+import type { SessionStore } from "./ports/session_store.ts";
 import type {
   Brain,
   CallerContext,
@@ -13,7 +13,7 @@ import { newId } from "./ids.ts";
 
 /** A session of this brain that memory_reflect has not closed; created when it does not exist yet. */
 export async function openSession(
-  store: MemoryStore,
+  store: SessionStore,
   brain: Brain,
   options: {
     sessionId: string;
@@ -53,7 +53,7 @@ export async function openSession(
 
 /** An existing session of this brain, open or closed. */
 export async function requireSession(
-  store: MemoryStore,
+  store: SessionStore,
   brain: Brain,
   sessionId: string,
 ): Promise<SessionRecord> {
@@ -77,7 +77,7 @@ function otherBrain(sessionId: string, brain: Brain): EngramError {
 
 /** Appends messages; all but the last carry `skip_extract` (the last one triggers extraction). */
 export function appendConversation(
-  store: MemoryStore,
+  store: SessionStore,
   session: SessionRecord,
   options: { messages: ConversationMessage[]; actorId?: string },
 ): Promise<StoredMessage[]> {

@@ -31,7 +31,7 @@ export interface HttpAppOptions {
   /** `--insecure-no-auth`: requests without a token reach `verifyToken` too. */
   anonymous?: boolean;
   /** Whether the database answers (for /readyz). */
-  ready: () => boolean;
+  ready: () => Promise<boolean>;
   logger?: Logger;
   /** Called with each new session (tests push notifications through it). */
   onSession?: (session: HttpSession) => void;

@@ -8,10 +8,10 @@ export function healthz(): Response {
 }
 
 /** GET /readyz: 200 when the database answers, 503 otherwise. */
-export function readyz(ready: () => boolean): Response {
+export async function readyz(ready: () => Promise<boolean>): Promise<Response> {
   let ok = false;
   try {
-    ok = ready();
+    ok = await ready();
   } catch {
     ok = false;
   }

@@ -3,6 +3,7 @@ import { EngramError } from "../core/errors.ts";
 import { sha256Bytes } from "../core/hash.ts";
 import { newId } from "../core/ids.ts";
 import type { MemoryService } from "../core/memory_service.ts";
+import type { JobQueue } from "../core/ports/job_queue.ts";
 import type { CallerContext, IngestResponse } from "../core/types.ts";
 import { readCheckedFile } from "./checked_read.ts";
 import { checkFile, ingestPathFor } from "./file_access.ts";
@@ -33,8 +34,8 @@ export interface IngestFileOptions {
   /** null: no root check (operator CLI). */
   roots: readonly string[] | null;
   cwd: string;
-  /** Files larger than this are queued as a background job; Infinity never queues. */
-  queueBytes: number;
+  /** Files larger than `bytes` are queued on `jobs` as a background job; without it none is. */
+  queue?: { bytes: number; jobs: JobQueue };
   /** Brain path to store at (default: derived from the root and file name). */
   docPath?: string;
   /** A cancelled request (notifications/cancelled) stops before extracting and before writing. */
@@ -58,41 +59,44 @@ export async function ingestFile(
   // Unchanged since the last ingestion: answer without extracting (a PDF costs far more than a hash).
   const reused = await service.reused(caller, { brain: brain.id, path: docPath, sourceHash: hash });
   if (reused) return reused;
-  if (file.size > args.queueBytes) {
-    // The same bytes queued again while the first job waits: answer with that job and its id.
-    const active = await service.store.findActiveJob(INGEST_FILE_JOB, brain.id, {
-      doc_path: docPath,
-      hash,
+  if (args.queue && file.size > args.queue.bytes) {
+    const jobs = args.queue.jobs;
+    // One unit of work: the same bytes queued twice at once get one job (and its id) between them.
+    return await service.atomically(async () => {
+      const active = await jobs.findActiveJob(INGEST_FILE_JOB, brain.id, {
+        doc_path: docPath,
+        hash,
+      });
+      const existing = active ? null : await service.pathOwner(brain, docPath);
+      const documentId = (active?.payload.document_id as string | undefined) ?? existing?.id ??
+        newId("doc");
+      const payload: IngestFileJobPayload = {
+        real_path: file.realPath,
+        format,
+        doc_path: docPath,
+        document_id: documentId,
+        hash,
+        name: args.path,
+        root: file.root,
+      };
+      const job = active ?? await jobs.enqueueJob({
+        id: newId("job"),
+        kind: INGEST_FILE_JOB,
+        brain_id: brain.id,
+        payload: payload as unknown as Record<string, unknown>,
+      });
+      return {
+        status: "queued",
+        job_id: job.id,
+        document_id: documentId,
+        path: docPath,
+        hash,
+        chunk_count: 0,
+        embedded_count: 0,
+        duration_ms: Math.round(performance.now() - started),
+        reused: false,
+      };
     });
-    const existing = active ? null : await service.store.findDocument(brain.id, { path: docPath });
-    const documentId = (active?.payload.document_id as string | undefined) ?? existing?.id ??
-      newId("doc");
-    const payload: IngestFileJobPayload = {
-      real_path: file.realPath,
-      format,
-      doc_path: docPath,
-      document_id: documentId,
-      hash,
-      name: args.path,
-      root: file.root,
-    };
-    const job = active ?? await service.store.enqueueJob({
-      id: newId("job"),
-      kind: INGEST_FILE_JOB,
-      brain_id: brain.id,
-      payload: payload as unknown as Record<string, unknown>,
-    });
-    return {
-      status: "queued",
-      job_id: job.id,
-      document_id: documentId,
-      path: docPath,
-      hash,
-      chunk_count: 0,
-      embedded_count: 0,
-      duration_ms: Math.round(performance.now() - started),
-      reused: false,
-    };
   }
   args.signal?.throwIfAborted();
   return await storeExtracted(service, caller, {

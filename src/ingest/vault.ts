@@ -76,11 +76,11 @@ export async function exportVault(
   const dir = resolve(options.dir);
   await checkVaultDir(dir, { create: true });
   const root = await Deno.realPath(dir);
-  const total = (await service.store.stats(brain.id)).documents;
+  const total = (await service.stats(caller, { brain: brain.id })).documents;
   const owners = new Map<string, string>();
   const failed: VaultFailure[] = [];
   let done = 0;
-  for await (const doc of service.store.liveDocuments(brain.id)) {
+  for await (const doc of service.liveDocuments(brain)) {
     const file = vaultFile(doc.path);
     try {
       const owner = owners.get(file);
@@ -121,7 +121,7 @@ export async function importVault(
   let unchanged = 0;
   for (const [i, file] of files.entries()) {
     try {
-      const changed = await importFile(service, caller, { brainId: brain.id, dir, file });
+      const changed = await importFile(service, caller, { brain, dir, file });
       if (changed) imported++;
       else unchanged++;
     } catch (err) {
@@ -232,9 +232,9 @@ async function markdownFiles(dir: string): Promise<string[]> {
 async function importFile(
   service: MemoryService,
   caller: CallerContext,
-  options: { brainId: string; dir: string; file: string },
+  options: { brain: Brain; dir: string; file: string },
 ): Promise<boolean> {
-  const { brainId, dir, file } = options;
+  const { brain, dir, file } = options;
   const full = join(dir, ...file.split("/"));
   const { size } = await Deno.stat(full);
   // Only a guard against reading a huge stray file: the document limit is the service's.
@@ -265,17 +265,16 @@ async function importFile(
     );
   }
   const path = normalizePath(`/${file}`);
-  const existing = await service.store.findDocument(brainId, { path });
-  const live = existing !== null && existing.deleted_at === null;
+  const existing = await service.findLive(brain, { path });
   // The file is the truth: metadata keys it no longer has are removed from the document.
-  if (live) {
+  if (existing) {
     for (const k of Object.keys(existing.metadata)) {
       if (k !== "tags" && !(k in metadata)) metadata[k] = null;
     }
   }
   const doc = await service.remember(
     caller,
-    { content: body, title, brain: brainId, path, tags: fm.tags, metadata },
+    { content: body, title, brain: brain.id, path, tags: fm.tags, metadata },
     {
       source: "ingest",
       contentType: "text/markdown",
@@ -284,7 +283,7 @@ async function importFile(
       updatedAt: fm.updated_at,
     },
   );
-  return !live || doc.version !== existing.version;
+  return !existing || doc.version !== existing.version;
 }
 
 /** UTF-8 text of a note, or `invalid_argument` for binary. */

@@ -2,7 +2,6 @@
  * @module The ledger of audit rows engram could not write: one row per drop (how many, why), so a
  * separate process — `engram mcp report` — can say that the audit log has gaps.
  */
-import type { DatabaseSync } from "node:sqlite";
 import type { AuditDrops } from "../core/audit_report.ts";
 import type { Prepares } from "./database.ts";
 
@@ -20,7 +19,7 @@ export function recordAuditDrops(db: Prepares, drops: readonly AuditDrop[]): voi
 }
 
 /** Rows dropped at or after `since` (ISO time), in total and by reason. */
-export function auditDrops(db: DatabaseSync, since: string): AuditDrops {
+export function auditDrops(db: Prepares, since: string): AuditDrops {
   const rows = db.prepare(
     "SELECT reason, SUM(rows) AS rows FROM audit_drops WHERE at >= ? GROUP BY reason ORDER BY reason",
   ).all(since) as { reason: string; rows: number }[];

@@ -1,12 +1,20 @@
-/** @module Reading audit rows for `engram mcp report`, oldest first, without loading them all at once. */
-import type { DatabaseSync } from "node:sqlite";
+/** @module Reading audit rows for `engram mcp report`, oldest first, a page at a time. */
 import type { AuditSample } from "../core/audit_report.ts";
+import type { Prepares } from "./database.ts";
 
-/** Audit rows at or after `since` (ISO time), streamed from the database. */
-export function* auditSamples(db: DatabaseSync, since: string): Generator<AuditSample> {
+/** Rows read per page: a long audit log is never loaded at once. */
+const PAGE_ROWS = 2000;
+
+/** One page of audit rows at or after `since` (ISO time) with a rowid above `afterRowid`. */
+export function auditPage(
+  db: Prepares,
+  since: string,
+  afterRowid: number,
+): { samples: AuditSample[]; lastRowid: number | null } {
   const rows = db.prepare(
-    `SELECT client_id, transport, kind, name, outcome, error_code, latency_ms
-       FROM audit WHERE at >= ? ORDER BY rowid`,
-  ).iterate(since);
-  for (const r of rows) yield r as unknown as AuditSample;
+    `SELECT rowid, client_id, transport, kind, name, outcome, error_code, latency_ms
+       FROM audit WHERE at >= ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE_ROWS}`,
+  ).all(since, afterRowid) as unknown as (AuditSample & { rowid: number })[];
+  const samples = rows.map(({ rowid: _rowid, ...sample }) => sample);
+  return { samples, lastRowid: rows.length === PAGE_ROWS ? rows[rows.length - 1].rowid : null };
 }

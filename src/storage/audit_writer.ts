@@ -49,6 +49,8 @@ export interface AuditWriterOptions {
   logger?: Logger;
   /** Defaults to the global timers. */
   timers?: AuditTimers;
+  /** The clock rows are stamped with. */
+  now?: () => Date;
 }
 
 /** Another connection holds the lock, or a table of it: worth trying again. */
@@ -62,6 +64,7 @@ export class AuditWriter {
   #prepare: Prepares;
   #logger: Logger;
   #timers: AuditTimers;
+  #now: () => Date;
   #queue: (AuditEntry & { at: string })[] = [];
   #timer: unknown;
   /** Drops not yet recorded in `audit_drops` (recorded with the next write that gets the lock). */
@@ -73,6 +76,7 @@ export class AuditWriter {
     this.#db = db;
     this.#prepare = prepare;
     this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? (() => new Date());
     this.#timers = options.timers ?? {
       setTimeout: (fn, ms) => setTimeout(fn, ms),
       clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -81,7 +85,7 @@ export class AuditWriter {
 
   /** Queues a row; it is written within FLUSH_DELAY_MS, with the rows queued meanwhile. */
   add(entry: AuditEntry): void {
-    this.#queue.push({ ...entry, at: new Date().toISOString() });
+    this.#queue.push({ ...entry, at: this.#now().toISOString() });
     if (this.#queue.length > MAX_QUEUED) {
       this.#queue.shift();
       this.#dropped(1, QUEUE_OVERFLOW);
@@ -208,7 +212,7 @@ export class AuditWriter {
       last.rows += rows;
       return;
     }
-    this.#drops.push({ at: new Date().toISOString(), rows, reason });
+    this.#drops.push({ at: this.#now().toISOString(), rows, reason });
     this.#logger.error(
       `${rows} audit row(s) dropped (${reason}); engram mcp report counts them`,
       { rows, reason },

@@ -103,7 +103,7 @@ export function translateSqliteError(err: unknown): EngramError {
 
 /**
  * Runs `fn` inside `BEGIN IMMEDIATE` so concurrent writers from other processes queue instead of
- * failing midway. (Writes inside a store batch don't come here: see SqliteStore.#write.)
+ * failing midway. (Writes inside a unit of work do not come here: see SqliteConnection.write.)
  */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
   db.exec("BEGIN IMMEDIATE");

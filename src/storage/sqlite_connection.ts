@@ -1,78 +1,78 @@
 /**
- * @module One node:sqlite connection as the store uses it: cached statements, write transactions,
- * batches, and error translation. SqliteStore builds its port methods on top of this.
+ * @module One node:sqlite connection as every SQLite port uses it: cached statements, reads and
+ * writes with SQLite's errors translated, the unit of work, and the stamp the read caches are
+ * checked against — moved in one place, when a write transaction commits.
+ *
+ * node:sqlite is synchronous and the connection is shared by every caller of this process, so a
+ * unit of work, which spans awaits, would otherwise take in whatever other callers ran meanwhile.
+ * The callers inside a unit are recognised by their async context (AsyncLocalStorage); everyone
+ * else waits until the unit ends. A PostgreSQL backend would route the same context to a pooled
+ * connection of its own instead.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
-import { type Prepares, transaction, translateSqliteError } from "./database.ts";
+import { type Logger, silentLogger } from "../core/logger.ts";
+import { ROLLED_BACK, type Transaction, type UnitOfWork } from "../core/ports/unit_of_work.ts";
+import { type Prepares, translateSqliteError } from "./database.ts";
+import { DatabaseStamp, type ReadCache } from "./stamped_cache.ts";
 
-/** The `cause` of the error a rolled-back batch throws; its writes can be replayed one by one. */
-export const BATCH_ROLLED_BACK = "batch-rolled-back";
+/** An open unit of work. */
+class OpenUnit implements Transaction {
+  /** Why the unit must roll back, once a write inside it failed unexpectedly. */
+  poisoned: string | null = null;
+  readonly hooks: (() => void | Promise<void>)[] = [];
+  readonly ended: Promise<void>;
+  end!: () => void;
 
-/** A connection with the store's transaction and batch rules. */
-export class SqliteConnection {
-  #db: DatabaseSync;
-  /** Prepared once per connection: preparing costs more than running most of these statements. */
-  #statements = new Map<string, StatementSync>();
-  /** The open batch, if any; `poisoned` says why it must be rolled back. */
-  #batch: { poisoned: string | null } | null = null;
-  /** The statement cache, for the query helpers that take a `Prepares`. */
-  protected readonly cached: Prepares = { prepare: (sql: string) => this.prepare(sql) };
-
-  constructor(db: DatabaseSync) {
-    this.#db = db;
+  constructor() {
+    this.ended = new Promise((resolve) => (this.end = resolve));
   }
 
-  /** The underlying connection, for maintenance commands and benchmarks. */
+  afterCommit(fn: () => void | Promise<void>): void {
+    this.hooks.push(fn);
+  }
+}
+
+/** Options of a connection. */
+export interface ConnectionOptions {
+  /** The clock stored times come from (tests move it to expire leases and locks). */
+  now?: () => Date;
+  /** Hears about after-commit work that failed. */
+  logger?: Logger;
+}
+
+/** A connection with the storage's transaction rules. */
+export class SqliteConnection implements UnitOfWork {
+  readonly #db: DatabaseSync;
+  /** Prepared once per connection: preparing costs more than running most of these statements. */
+  readonly #statements = new Map<string, StatementSync>();
+  readonly #context = new AsyncLocalStorage<OpenUnit>();
+  readonly #logger: Logger;
+  #open: OpenUnit | null = null;
+  /** What the read caches were computed from; moves when a write transaction commits. */
+  readonly stamp: DatabaseStamp;
+  /** The clock stored times come from. */
+  readonly now: () => Date;
+  /** The statement cache, for the query functions that take a `Prepares`. */
+  readonly cached: Prepares = { prepare: (sql: string) => this.prepare(sql) };
+
+  constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
+    this.#db = db;
+    this.now = options.now ?? (() => new Date());
+    this.#logger = options.logger ?? silentLogger;
+    this.stamp = new DatabaseStamp(() =>
+      (this.prepare("PRAGMA data_version").get() as { data_version: number }).data_version
+    );
+  }
+
+  /** The underlying connection, for maintenance (backup, summaries) and the audit writer. */
   get db(): DatabaseSync {
     return this.#db;
   }
 
-  /**
-   * Runs `fn` with every write in one transaction: bulk imports commit once per batch instead of
-   * once per document. Holds the write lock for the whole batch, so keep batches short.
-   */
-  async batch<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#batch) return await fn();
-    this.#db.exec("BEGIN IMMEDIATE");
-    this.#batch = { poisoned: null };
-    try {
-      const out = await fn();
-      if (this.#batch.poisoned) {
-        throw new EngramError(
-          "internal",
-          `a write failed midway (${this.#batch.poisoned}); the whole batch was rolled back`,
-          { cause: BATCH_ROLLED_BACK },
-        );
-      }
-      this.#db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      throw err;
-    } finally {
-      this.#batch = null;
-    }
-  }
-
-  /**
-   * A write: its own transaction, or inside a batch a plain run. Savepoints per document would make
-   * FTS5 flush its pending index at every one (a quarter of bulk-import time). Validation throws
-   * EngramError before anything is written, so only an unexpected SQLite failure can stop a write
-   * midway; that poisons the batch, which is then rolled back whole.
-   */
-  protected write<T>(fn: () => T): T {
-    if (!this.#batch) return transaction(this.#db, fn);
-    try {
-      return fn();
-    } catch (err) {
-      if (!(err instanceof EngramError)) this.#batch.poisoned = String(err);
-      throw err;
-    }
-  }
-
   /** A cached prepared statement. */
-  protected prepare(sql: string): StatementSync {
+  prepare(sql: string): StatementSync {
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       stmt = this.#db.prepare(sql);
@@ -81,12 +81,150 @@ export class SqliteConnection {
     return stmt;
   }
 
-  /** Runs synchronous SQLite work, mapping lock timeouts to `busy` and everything else to EngramError. */
-  protected run<T>(fn: () => T): Promise<T> {
+  /** Runs synchronous reads, once no other caller's unit of work is open. */
+  read<T>(fn: () => T): Promise<T> {
+    if (this.#mustWait()) return this.#afterOpenUnit().then(() => this.read(fn));
     try {
       return Promise.resolve(fn());
     } catch (err) {
       return Promise.reject(translateSqliteError(err));
     }
+  }
+
+  /**
+   * Runs synchronous writes: inside a unit of work as part of it, else in a transaction of their
+   * own (`BEGIN IMMEDIATE`, so writers of other processes queue instead of failing midway).
+   */
+  write<T>(fn: () => T): Promise<T> {
+    if (this.#mustWait()) return this.#afterOpenUnit().then(() => this.write(fn));
+    const unit = this.#member();
+    try {
+      if (unit) return Promise.resolve(this.#inUnit(unit, fn));
+      this.#db.exec("BEGIN IMMEDIATE");
+      let out: T;
+      try {
+        out = fn();
+      } catch (err) {
+        this.#rollback();
+        throw err;
+      }
+      this.#commit();
+      return Promise.resolve(out);
+    } catch (err) {
+      return Promise.reject(translateSqliteError(err));
+    }
+  }
+
+  async withTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const joined = this.#member();
+    if (joined) return await fn(joined);
+    while (this.#open) await this.#open.ended;
+    const unit = new OpenUnit();
+    try {
+      this.#db.exec("BEGIN IMMEDIATE");
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+    this.#open = unit;
+    let out: T;
+    try {
+      out = await this.#context.run(unit, () => fn(unit));
+      if (unit.poisoned) {
+        throw new EngramError(
+          "internal",
+          `a write failed midway (${unit.poisoned}); the whole unit of work was rolled back`,
+          { cause: ROLLED_BACK },
+        );
+      }
+      try {
+        this.#commit();
+      } catch (err) {
+        throw translateSqliteError(err);
+      }
+    } catch (err) {
+      this.#rollback();
+      this.#close(unit);
+      throw err;
+    }
+    this.#close(unit);
+    for (const hook of unit.hooks) {
+      try {
+        await hook();
+      } catch (err) {
+        this.#logger.warn("work after a commit failed", { error: String(err) });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * `read()` answered from `cache` while the stamp is unchanged. Inside a transaction a read may
+   * see writes that are later rolled back, so it is neither cached nor answered from the cache. A
+   * null read is not cached. Call from inside `read`.
+   */
+  throughCache<K, V>(cache: ReadCache<K, V>, key: K, read: () => V | null): V | null {
+    if (this.#db.isTransaction) return read();
+    const stamp = this.stamp.current();
+    const hit = cache.get(key, stamp);
+    if (hit !== undefined) return hit;
+    const value = read();
+    return value === null ? null : cache.set(key, stamp, value);
+  }
+
+  /** Closes the connection; work still waiting on a unit of work fails. */
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** The unit of work the caller runs in, if it is the open one. */
+  #member(): OpenUnit | null {
+    const unit = this.#open;
+    return unit !== null && this.#context.getStore() === unit ? unit : null;
+  }
+
+  /** Whether another caller's unit of work is open. */
+  #mustWait(): boolean {
+    return this.#open !== null && this.#context.getStore() !== this.#open;
+  }
+
+  async #afterOpenUnit(): Promise<void> {
+    while (this.#mustWait()) await this.#open!.ended;
+  }
+
+  /**
+   * A write inside a unit of work runs plainly: savepoints per write would make FTS5 flush its
+   * pending index at every one (a quarter of bulk-import time). Validation throws EngramError
+   * before anything is written, so only an unexpected SQLite failure stops a write midway; that
+   * poisons the unit, which is then rolled back whole.
+   */
+  #inUnit<T>(unit: OpenUnit, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof EngramError)) unit.poisoned = String(err);
+      throw err;
+    }
+  }
+
+  /**
+   * Ends a write transaction. The one place the read caches are invalidated: SQLite's
+   * `data_version` moves for other connections' commits, never for this one's own.
+   */
+  #commit(): void {
+    this.#db.exec("COMMIT");
+    this.stamp.bump();
+  }
+
+  #rollback(): void {
+    try {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+    } catch {
+      // The transaction may already be gone (e.g. SQLITE_FULL); the original error matters.
+    }
+  }
+
+  #close(unit: OpenUnit): void {
+    if (this.#open === unit) this.#open = null;
+    unit.end();
   }
 }

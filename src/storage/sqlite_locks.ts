@@ -2,8 +2,43 @@
  * @module Named locks with an expiry, shared by every process on the database file. A holder
  * that dies simply stops renewing; once its lock expires another process may take it over.
  */
+import type { LockStore } from "../core/ports/lock_store.ts";
 import type { LockHolder } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+
+/** Named locks over one connection; expiry follows the connection's clock. */
+export class SqliteLockStore implements LockStore {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  acquireLock(name: string, holder: string, ttlMs: number): Promise<LockHolder | null> {
+    return this.#conn.write(() =>
+      acquireLock(this.#conn.cached, { name, holder, ttlMs, now: this.#conn.now() })
+    );
+  }
+
+  renewLock(name: string, holder: string, ttlMs: number): Promise<void> {
+    return this.#conn.write(() =>
+      renewLock(this.#conn.cached, { name, holder, ttlMs, now: this.#conn.now() })
+    );
+  }
+
+  releaseLock(name: string, holder: string): Promise<void> {
+    return this.#conn.write(() => releaseLock(this.#conn.cached, name, holder));
+  }
+}
+
+/** One lock request at a time of the clock. */
+interface LockRequest {
+  name: string;
+  holder: string;
+  ttlMs: number;
+  now: Date;
+}
 
 /**
  * Takes `name` for `ttlMs` when it is free, expired, or already ours (then extended, keeping its
@@ -11,13 +46,8 @@ import type { Prepares } from "./database.ts";
  * under SQLite's write lock; the caller runs it in a transaction so the holder read after a
  * refusal sees the same state.
  */
-export function acquireLock(
-  db: Prepares,
-  name: string,
-  holder: string,
-  ttlMs: number,
-): LockHolder | null {
-  const now = new Date();
+function acquireLock(db: Prepares, req: LockRequest): LockHolder | null {
+  const { name, holder, ttlMs, now } = req;
   const at = now.toISOString();
   const taken = db.prepare(
     `INSERT INTO locks (name, holder, acquired_at, expires_at) VALUES ($name, $holder, $now, $expires)
@@ -33,20 +63,20 @@ export function acquireLock(
     name,
   ) as LockHolder | undefined;
   // Unreachable while the caller holds the transaction; stated so a refusal always names someone.
-  if (!row) return acquireLock(db, name, holder, ttlMs);
+  if (!row) return acquireLock(db, req);
   return { holder: row.holder, acquired_at: row.acquired_at, expires_at: row.expires_at };
 }
 
 /** Extends `name` by `ttlMs` from now if `holder` still holds it; a lock lost meanwhile stays lost. */
-export function renewLock(db: Prepares, name: string, holder: string, ttlMs: number): void {
+function renewLock(db: Prepares, req: LockRequest): void {
   db.prepare("UPDATE locks SET expires_at = ? WHERE name = ? AND holder = ?").run(
-    new Date(Date.now() + ttlMs).toISOString(),
-    name,
-    holder,
+    new Date(req.now.getTime() + req.ttlMs).toISOString(),
+    req.name,
+    req.holder,
   );
 }
 
 /** Releases `name` if `holder` holds it. */
-export function releaseLock(db: Prepares, name: string, holder: string): void {
+function releaseLock(db: Prepares, name: string, holder: string): void {
   db.prepare("DELETE FROM locks WHERE name = ? AND holder = ?").run(name, holder);
 }

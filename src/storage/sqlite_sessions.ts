@@ -1,7 +1,48 @@
-/** @module Conversation sessions and their messages for the SQLite store. */
+/** @module The SessionStore port over SQLite: conversation sessions and their messages. */
 import { EngramError } from "../core/errors.ts";
+import type { NewMessage, SessionStore } from "../core/ports/session_store.ts";
 import type { SessionMessageRecord, SessionRecord, StoredMessage } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+
+/** Sessions over one connection. */
+export class SqliteSessionStore implements SessionStore {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  createSession(session: SessionRecord): Promise<SessionRecord> {
+    return this.#conn.write(() => createSession(this.#conn.cached, session));
+  }
+
+  getSession(id: string): Promise<SessionRecord | null> {
+    return this.#conn.read(() => getSession(this.#conn.cached, id));
+  }
+
+  updateSession(
+    id: string,
+    patch: { ended_at?: string; metadata?: Record<string, unknown> },
+  ): Promise<SessionRecord> {
+    return this.#conn.write(() => updateSession(this.#conn.cached, id, patch));
+  }
+
+  appendMessages(sessionId: string, messages: NewMessage[]): Promise<StoredMessage[]> {
+    return this.#conn.write(() => appendMessages(this.#conn.cached, sessionId, messages));
+  }
+
+  listMessages(
+    sessionId: string,
+    options?: { afterSeq?: number; last?: number },
+  ): Promise<StoredMessage[]> {
+    return this.#conn.read(() => listMessages(this.#conn.cached, sessionId, options));
+  }
+
+  messageCount(sessionId: string): Promise<number> {
+    return this.#conn.read(() => messageCount(this.#conn.cached, sessionId));
+  }
+}
 
 function toSession(r: Record<string, unknown>): SessionRecord {
   return {
@@ -31,7 +72,7 @@ function toMessage(r: Record<string, unknown>): StoredMessage {
 }
 
 /** Inserts a session; `conflict` when its id is taken. */
-export function createSession(db: Prepares, s: SessionRecord): SessionRecord {
+function createSession(db: Prepares, s: SessionRecord): SessionRecord {
   const inserted = db.prepare(
     `INSERT INTO sessions (id, brain_id, client_id, actor_id, started_at, ended_at, metadata)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
@@ -54,13 +95,13 @@ export function createSession(db: Prepares, s: SessionRecord): SessionRecord {
 }
 
 /** A session by id, or null. */
-export function getSession(db: Prepares, id: string): SessionRecord | null {
+function getSession(db: Prepares, id: string): SessionRecord | null {
   const row = db.prepare("SELECT * FROM sessions WHERE id = ?").get(id);
   return row ? toSession(row) : null;
 }
 
 /** Sets `ended_at` and/or replaces `metadata`; `not_found` when the session does not exist. */
-export function updateSession(
+function updateSession(
   db: Prepares,
   id: string,
   patch: { ended_at?: string; metadata?: Record<string, unknown> },
@@ -81,7 +122,7 @@ export function updateSession(
  * Appends messages in order; the caller runs this in one transaction. Checks everything before
  * the first insert, so a bad request fails as a clean EngramError with nothing written.
  */
-export function appendMessages(
+function appendMessages(
   db: Prepares,
   sessionId: string,
   messages: Omit<StoredMessage, "seq" | "session_id">[],
@@ -130,7 +171,7 @@ export function appendMessages(
  * A session's messages in ascending `seq`: all, those after `afterSeq`, and of those the last
  * `last` when given.
  */
-export function listMessages(
+function listMessages(
   db: Prepares,
   sessionId: string,
   options: { afterSeq?: number; last?: number } = {},
@@ -149,7 +190,7 @@ export function listMessages(
 }
 
 /** Number of messages in a session. */
-export function messageCount(db: Prepares, sessionId: string): number {
+function messageCount(db: Prepares, sessionId: string): number {
   return (db.prepare("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(sessionId) as {
     n: number;
   }).n;

@@ -1,7 +1,46 @@
-/** @module The SQL behind the TokenStore port: the `tokens` table (migration 5). */
-import type { StoredToken, TokenRecord } from "../core/bearer_tokens.ts";
+/**
+ * @module The TokenStore port over SQLite: the `tokens` table (migration 5). Every HTTP request
+ * verifies its bearer token, so found rows are cached by hash until the database changes.
+ */
+import type { StoredToken, TokenRecord, TokenStore } from "../core/ports/token_store.ts";
 import type { Tier } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+import { StampedCache } from "./stamped_cache.ts";
+
+/** Token rows over one connection. */
+export class SqliteTokenStore implements TokenStore {
+  readonly #conn: SqliteConnection;
+  readonly #byHash = new StampedCache<StoredToken>(1024);
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  insertToken(token: StoredToken): Promise<void> {
+    return this.#conn.write(() => insertToken(this.#conn.cached, token));
+  }
+
+  listTokens(): Promise<TokenRecord[]> {
+    return this.#conn.read(() => listTokens(this.#conn.cached));
+  }
+
+  findTokenByHash(hash: string): Promise<StoredToken | null> {
+    return this.#conn.read(() =>
+      this.#conn.throughCache(this.#byHash, hash, () => findTokenByHash(this.#conn.cached, hash))
+    );
+  }
+
+  revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null> {
+    return this.#conn.write(() => revokeToken(this.#conn.cached, id, at));
+  }
+
+  touchToken(id: string, at: string, options: { olderThan: string }): Promise<void> {
+    return this.#conn.write(() =>
+      touchToken(this.#conn.cached, id, { at, olderThan: options.olderThan })
+    );
+  }
+}
 
 const RECORD_COLUMNS = "id, client_id, tier, brains, prefix, created_at, last_used_at, revoked_at";
 
@@ -31,7 +70,7 @@ function toRecord(row: TokenRow): TokenRecord {
 }
 
 /** Inserts a token row. */
-export function insertToken(db: Prepares, token: StoredToken): void {
+function insertToken(db: Prepares, token: StoredToken): void {
   db.prepare(
     `INSERT INTO tokens (id, client_id, tier, brains, token_hash, prefix, created_at, last_used_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -49,20 +88,20 @@ export function insertToken(db: Prepares, token: StoredToken): void {
 }
 
 /** Every token, oldest first. */
-export function listTokens(db: Prepares): TokenRecord[] {
+function listTokens(db: Prepares): TokenRecord[] {
   return (db.prepare(`SELECT ${RECORD_COLUMNS} FROM tokens ORDER BY created_at, rowid`)
     .all() as unknown as TokenRow[]).map(toRecord);
 }
 
 /** The token with this hash, or null. */
-export function findTokenByHash(db: Prepares, hash: string): StoredToken | null {
+function findTokenByHash(db: Prepares, hash: string): StoredToken | null {
   const row = db.prepare(`SELECT ${RECORD_COLUMNS}, token_hash FROM tokens WHERE token_hash = ?`)
     .get(hash) as TokenRow | undefined;
   return row ? { ...toRecord(row), token_hash: row.token_hash! } : null;
 }
 
 /** Revokes `id` unless already revoked; run in a transaction so the re-read sees the same state. */
-export function revokeToken(
+function revokeToken(
   db: Prepares,
   id: string,
   at: string,
@@ -78,7 +117,7 @@ export function revokeToken(
 }
 
 /** Records a use, unless another request (maybe in another process) recorded one after `olderThan`. */
-export function touchToken(
+function touchToken(
   db: Prepares,
   id: string,
   options: { at: string; olderThan: string },

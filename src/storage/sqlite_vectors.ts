@@ -1,22 +1,52 @@
 /**
- * @module Chunk embeddings for the SQLite store, and brute-force cosine search over them.
+ * @module The VectorIndex port over SQLite: chunk embeddings, and brute-force cosine search over them.
  *
  * A vector is a Float32 BLOB in the platform's byte order (little-endian wherever engram runs),
  * keyed by its chunk's rowid: re-chunking a document deletes its chunks, and their vectors go with
  * them (ON DELETE CASCADE), so a vector never outlives the text it was computed from.
  */
-import { type Scope, SCOPE_PREFIX } from "../core/limits.ts";
+import { SCOPE_PREFIX } from "../core/limits.ts";
+import type { VectorIndex, VectorQuery } from "../core/ports/vector_index.ts";
 import type { SearchHit } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+
+/** Chunk vectors over one connection. */
+export class SqliteVectorIndex implements VectorIndex {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  chunksOf(documentId: string): Promise<{ id: string; text: string }[]> {
+    return this.#conn.read(() => chunksOf(this.#conn.cached, documentId));
+  }
+
+  chunksWithoutVectors(
+    brainId: string,
+    options: { model: string; limit: number },
+  ): Promise<{ id: string; text: string }[]> {
+    return this.#conn.read(() => chunksWithoutVectors(this.#conn.cached, brainId, options));
+  }
+
+  putVectors(model: string, rows: { chunk_id: string; vector: Float32Array }[]): Promise<void> {
+    return this.#conn.write(() => putVectors(this.#conn.cached, model, rows));
+  }
+
+  vectorSearch(query: VectorQuery): Promise<SearchHit[]> {
+    return this.#conn.read(() => vectorSearch(this.#conn.cached, query));
+  }
+}
 
 /** A document's current chunks, in order: the body only, as it is embedded. */
-export function chunksOf(db: Prepares, documentId: string): { id: string; text: string }[] {
+function chunksOf(db: Prepares, documentId: string): { id: string; text: string }[] {
   return db.prepare("SELECT id, body FROM chunks WHERE document_id = ? ORDER BY ordinal, rowid")
     .all(documentId).map((r) => ({ id: r.id as string, text: r.body as string }));
 }
 
 /** Live chunks of a brain lacking a vector for `model`, oldest first, at most `limit`. */
-export function chunksWithoutVectors(
+function chunksWithoutVectors(
   db: Prepares,
   brainId: string,
   o: { model: string; limit: number },
@@ -37,7 +67,7 @@ export function chunksWithoutVectors(
  * longer exists (its document was rewritten while it was being embedded) is skipped: its
  * replacement chunks will be embedded in turn.
  */
-export function putVectors(
+function putVectors(
   db: Prepares,
   model: string,
   rows: { chunk_id: string; vector: Float32Array }[],
@@ -53,21 +83,12 @@ export function putVectors(
   }
 }
 
-/** A vector search request (see MemoryStore.vectorSearch). */
-export interface VectorQuery {
-  brainId: string;
-  vector: Float32Array;
-  model: string;
-  topK: number;
-  scope: Scope;
-}
-
 /**
  * The `topK` chunks nearest to the query by cosine similarity, best first. Two passes: scores over
  * the vectors alone, then the hit details for the winners only, so a large brain's chunk bodies
  * are never all loaded. Vectors of another dimension (a model changed its size) are skipped.
  */
-export function vectorSearch(db: Prepares, q: VectorQuery): SearchHit[] {
+function vectorSearch(db: Prepares, q: VectorQuery): SearchHit[] {
   const queryNorm = norm(q.vector);
   if (q.topK <= 0 || queryNorm === 0) return [];
   const params: (string | number)[] = [q.brainId, q.model, q.vector.length];

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { runEngram, tempDir } from "../helpers.ts";
 import { runJson } from "./_util.ts";
-import { openDatabase } from "../../src/storage/database.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { startLlmServer } from "../fixtures/llm_server.ts";
 
 async function remember(dataDir: string, path: string, content: string): Promise<void> {
@@ -78,20 +77,23 @@ Deno.test("engram consolidate: usage, report, and exit 75 while another pass hol
   assert.match(all.stdout, /Consolidation of brain "default"/);
 
   // Another pass (here: this test) holds the brain's lock.
-  const store = new SqliteStore(openDatabase(`${dir.path}/engram.db`));
+  const storage = openSqliteStorage(`${dir.path}/engram.db`);
   try {
-    const brain = (await store.findBrain("default"))!;
-    assert.equal(await store.acquireLock(`consolidate:${brain.id}`, "cron-1", 60_000), null);
+    const brain = (await storage.brains.findBrain("default"))!;
+    assert.equal(
+      await storage.locks.acquireLock(`consolidate:${brain.id}`, "cron-1", 60_000),
+      null,
+    );
     const busy = await runEngram(["consolidate", "--brain", "default"], { dataDir: dir.path });
     assert.equal(busy.code, 75);
     assert.match(busy.stderr, /consolidation of brain "default" is already running \(cron-1/);
     const busyAll = await runEngram(["consolidate", "--all", "--json"], { dataDir: dir.path });
     assert.equal(busyAll.code, 75);
-    await store.releaseLock(`consolidate:${brain.id}`, "cron-1");
+    await storage.locks.releaseLock(`consolidate:${brain.id}`, "cron-1");
     const after = await runEngram(["consolidate", "--brain", "default"], { dataDir: dir.path });
     assert.equal(after.code, 0, after.stderr);
   } finally {
-    store.close();
+    storage.close();
   }
 });
 

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { mayAccess } from "../../src/core/brains.ts";
 import { TokenService } from "../../src/core/bearer_tokens.ts";
-import { openDatabase } from "../../src/storage/database.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { runEngram, tempDir } from "../helpers.ts";
 import { assertFails, assertOk, runJson } from "./_util.ts";
 
@@ -60,11 +59,11 @@ Deno.test("brains rename keeps a token scoped to the brain working (scopes hold 
   );
   assert.deepEqual(items.find((i) => i.id === t.id)?.brains, ["job"]);
   // What the server checks on a request: the grant still reaches the renamed brain.
-  const store = new SqliteStore(openDatabase(`${dir.path}/engram.db`));
+  const storage = openSqliteStorage(`${dir.path}/engram.db`);
   try {
-    const grant = await new TokenService(store).verify(t.token);
+    const grant = await new TokenService(storage).verify(t.token);
     assert.ok(grant);
-    const job = (await store.findBrain("job"))!;
+    const job = (await storage.brains.findBrain("job"))!;
     const caller = {
       clientId: "c",
       transport: "http",
@@ -73,7 +72,7 @@ Deno.test("brains rename keeps a token scoped to the brain working (scopes hold 
     } as const;
     assert.equal(mayAccess(caller, job), true);
   } finally {
-    store.close();
+    storage.close();
   }
 });
 

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { newId } from "../../src/core/ids.ts";
-import { openDatabase } from "../../src/storage/database.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { runEngram, tempDir } from "../helpers.ts";
 import { writeDoc } from "../storage/_store.ts";
 import { assertFails, assertOk, runJson } from "./_util.ts";
@@ -145,21 +144,21 @@ Deno.test("list --prefix without a leading slash is a usage error", async () => 
 
 Deno.test("list lists a brain of more documents than one page, each once", async () => {
   await using dir = await tempDir();
-  const store = new SqliteStore(openDatabase(`${dir.path}/engram.db`));
+  const storage = openSqliteStorage(`${dir.path}/engram.db`);
   try {
-    const brain = await store.createBrain({
+    const brain = await storage.brains.createBrain({
       id: newId("brn"),
       slug: "default",
       name: "Default",
       visibility: "private",
     });
-    await store.batch(async () => {
+    await storage.units.withTransaction(async () => {
       for (let i = 0; i < 1201; i++) {
-        await writeDoc(store, brain.id, `/d/${String(i).padStart(4, "0")}.md`, [`body ${i}`]);
+        await writeDoc(storage, brain.id, `/d/${String(i).padStart(4, "0")}.md`, [`body ${i}`]);
       }
     });
   } finally {
-    store.close();
+    storage.close();
   }
   const { items } = await runJson<{ items: Doc[] }>(["list", "--json"], { dataDir: dir.path });
   assert.equal(items.length, 1201);

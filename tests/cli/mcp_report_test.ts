@@ -89,7 +89,7 @@ Deno.test("engram mcp report: audit rows the server could not write are logged a
   assert.equal(JSON.parse(future.stdout).dropped_rows, 0);
 });
 
-Deno.test("audit summary: nearest-rank percentiles, busiest first", () => {
+Deno.test("audit summary: nearest-rank percentiles, busiest first", async () => {
   const samples: AuditSample[] = Array.from({ length: 20 }, (_, i) => ({
     client_id: "a",
     transport: "http",
@@ -100,7 +100,7 @@ Deno.test("audit summary: nearest-rank percentiles, busiest first", () => {
     latency_ms: i + 1,
   }));
   samples.push({ ...samples[0], name: "memory_get", outcome: "error", error_code: "not_found" });
-  const r = summariseAudit(samples, "2026-01-01T00:00:00.000Z");
+  const r = await summariseAudit(samples, "2026-01-01T00:00:00.000Z");
   assert.equal(r.lines[0].name, "memory_search");
   assert.equal(r.lines[0].p50_ms, 10);
   assert.equal(r.lines[0].p95_ms, 19);

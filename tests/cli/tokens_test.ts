@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { TOKEN_PATTERN, type TokenGrant, TokenService } from "../../src/core/bearer_tokens.ts";
-import { openDatabase } from "../../src/storage/database.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { type CliResult, runEngram, tempDir } from "../helpers.ts";
 import {
   ANSI,
@@ -27,11 +26,11 @@ interface TokenJson {
 
 /** Verifies a token in-process against the database the CLI wrote. */
 async function verify(dataDir: string, token: string): Promise<TokenGrant | null> {
-  const store = new SqliteStore(openDatabase(`${dataDir}/engram.db`));
+  const storage = openSqliteStorage(`${dataDir}/engram.db`);
   try {
-    return await new TokenService(store).verify(token);
+    return await new TokenService(storage).verify(token);
   } finally {
-    store.close();
+    storage.close();
   }
 }
 

@@ -43,7 +43,7 @@ Deno.test("mintToken: egt_ and 43 base64url characters, never the same twice", (
 Deno.test("create returns the token once and a record; verify grants client, tier and all brains", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const tokens = new TokenService(s.store);
+  const tokens = new TokenService(s.storage);
   const { token, record } = await tokens.create({ client: "alice@laptop", tier: "write" });
   assert.match(token, TOKEN_PATTERN);
   assert.match(record.id, /^tok_[0-9A-Z]{26}$/);
@@ -65,8 +65,8 @@ Deno.test("create --brain stores brain ids (slugs and ids accepted, duplicates d
   await using dir = await tempDir();
   using s = await openService(dir.path);
   const work = await s.service.createBrain({ name: "Work", visibility: "private" });
-  const [def] = await s.store.listBrains();
-  const tokens = new TokenService(s.store);
+  const [def] = await s.storage.brains.listBrains();
+  const tokens = new TokenService(s.storage);
   const { token, record } = await tokens.create({
     client: "ci",
     tier: "read",
@@ -80,7 +80,7 @@ Deno.test("create --brain stores brain ids (slugs and ids accepted, duplicates d
 Deno.test("create with an unknown brain is not_found naming it and engram brains list; nothing stored", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const tokens = new TokenService(s.store);
+  const tokens = new TokenService(s.storage);
   await rejectsWith(
     tokens.create({ client: "ci", tier: "read", brains: ["default", "nope"] }),
     "not_found",
@@ -101,7 +101,7 @@ for (
   Deno.test(`create with ${what} is invalid_argument naming the field`, async () => {
     await using dir = await tempDir();
     using s = await openService(dir.path);
-    const tokens = new TokenService(s.store);
+    const tokens = new TokenService(s.storage);
     // deno-lint-ignore no-explicit-any
     await rejectsWith(tokens.create(input as any), "invalid_argument", field);
     assert.deepEqual(await tokens.list(), []);
@@ -112,14 +112,14 @@ Deno.test("create accepts a client of 128 characters from the whole allowed alph
   await using dir = await tempDir();
   using s = await openService(dir.path);
   const client = "aZ0._@-".repeat(19).slice(0, 128);
-  const { record } = await new TokenService(s.store).create({ client, tier: "admin" });
+  const { record } = await new TokenService(s.storage).create({ client, tier: "admin" });
   assert.equal(record.client_id, client);
 });
 
 Deno.test("verify: unknown, malformed and one-character-off tokens are null", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const tokens = new TokenService(s.store);
+  const tokens = new TokenService(s.storage);
   const { token } = await tokens.create({ client: "ci", tier: "read" });
   assert.notEqual(await tokens.verify(token), null, "the real token is accepted");
   const wrong = [
@@ -143,7 +143,7 @@ Deno.test("revoke: the token stops verifying; list shows revoked_at; revoking ag
   await using dir = await tempDir();
   using s = await openService(dir.path);
   const c = clock();
-  const tokens = new TokenService(s.store, { now: c.now });
+  const tokens = new TokenService(s.storage, { now: c.now });
   const keep = await tokens.create({ client: "keep", tier: "read" });
   const gone = await tokens.create({ client: "gone", tier: "admin" });
   c.advance(5_000);
@@ -169,7 +169,7 @@ Deno.test("revoke of an unknown id is not_found naming it and engram tokens list
   await using dir = await tempDir();
   using s = await openService(dir.path);
   await rejectsWith(
-    new TokenService(s.store).revoke("tok_NOPE"),
+    new TokenService(s.storage).revoke("tok_NOPE"),
     "not_found",
     /token "tok_NOPE" not found.*engram tokens list/,
   );
@@ -179,7 +179,7 @@ Deno.test("list: oldest first, records only (no token, no hash)", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
   const c = clock();
-  const tokens = new TokenService(s.store, { now: c.now });
+  const tokens = new TokenService(s.storage, { now: c.now });
   const made = [];
   for (const client of ["one", "two", "three"]) {
     made.push(await tokens.create({ client, tier: "read" }));
@@ -209,7 +209,7 @@ Deno.test("at rest only the SHA-256 is stored: the token's bytes are nowhere in 
   const minted: string[] = [];
   {
     using s = await openService(dir.path);
-    const tokens = new TokenService(s.store);
+    const tokens = new TokenService(s.storage);
     for (let i = 0; i < 3; i++) {
       minted.push((await tokens.create({ client: "c", tier: "read" })).token);
     }
@@ -224,7 +224,7 @@ Deno.test("last_used_at: set on first use, then written at most once a minute", 
   await using dir = await tempDir();
   using s = await openService(dir.path);
   const c = clock();
-  const tokens = new TokenService(s.store, { now: c.now });
+  const tokens = new TokenService(s.storage, { now: c.now });
   const { token } = await tokens.create({ client: "ci", tier: "read" });
   const lastUsed = async () => (await tokens.list())[0].last_used_at;
   assert.equal(await lastUsed(), null);
@@ -233,7 +233,7 @@ Deno.test("last_used_at: set on first use, then written at most once a minute", 
   await tokens.verify(token);
   assert.equal(await lastUsed(), "2025-06-01T10:00:01.000Z");
 
-  const writes = countTouches(s.store);
+  const writes = countTouches(s.storage.tokens);
   c.advance(TOUCH_INTERVAL_MS - 1);
   for (let i = 0; i < 5; i++) assert.notEqual(await tokens.verify(token), null);
   assert.equal(await lastUsed(), "2025-06-01T10:00:01.000Z", "not rewritten within the minute");
@@ -249,26 +249,26 @@ Deno.test("last_used_at: set on first use, then written at most once a minute", 
 Deno.test("last_used_at: a use recorded meanwhile (by another process) is not overwritten", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const { record } = await new TokenService(s.store).create({ client: "ci", tier: "read" });
-  await s.store.touchToken(record.id, "2025-06-01T10:01:30.000Z", { olderThan: "9999" });
+  const { record } = await new TokenService(s.storage).create({ client: "ci", tier: "read" });
+  await s.storage.tokens.touchToken(record.id, "2025-06-01T10:01:30.000Z", { olderThan: "9999" });
   // This writer read the row before that use and thinks it is stale: the UPDATE's guard refuses.
-  await s.store.touchToken(record.id, "2025-06-01T10:01:40.000Z", {
+  await s.storage.tokens.touchToken(record.id, "2025-06-01T10:01:40.000Z", {
     olderThan: "2025-06-01T10:00:40.000Z",
   });
-  assert.equal((await s.store.listTokens())[0].last_used_at, "2025-06-01T10:01:30.000Z");
-  await s.store.touchToken(record.id, "2025-06-01T10:02:31.000Z", {
+  assert.equal((await s.storage.tokens.listTokens())[0].last_used_at, "2025-06-01T10:01:30.000Z");
+  await s.storage.tokens.touchToken(record.id, "2025-06-01T10:02:31.000Z", {
     olderThan: "2025-06-01T10:01:31.000Z",
   });
-  assert.equal((await s.store.listTokens())[0].last_used_at, "2025-06-01T10:02:31.000Z");
+  assert.equal((await s.storage.tokens.listTokens())[0].last_used_at, "2025-06-01T10:02:31.000Z");
 });
 
 Deno.test("verify of a revoked or unknown token writes nothing", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const tokens = new TokenService(s.store);
+  const tokens = new TokenService(s.storage);
   const { token, record } = await tokens.create({ client: "ci", tier: "read" });
   await tokens.revoke(record.id);
-  const writes = countTouches(s.store);
+  const writes = countTouches(s.storage.tokens);
   assert.equal(await tokens.verify(token), null);
   assert.equal(await tokens.verify(mintToken()), null);
   assert.equal(writes.count, 0);

@@ -46,21 +46,29 @@ Deno.test("consolidate: prunes old episodes (keeping their line), retires stable
     });
   }
 
-  const dry = await consolidate(service, ADMIN, { dryRun: true, settings: SETTINGS, now });
+  const dry = await consolidate({ service, locks: svc.storage.locks }, ADMIN, {
+    dryRun: true,
+    settings: SETTINGS,
+    now,
+  });
   assert.deepEqual(dry.pruned.map((p) => p.path), ["/memory/agent/episodes/2026-10-08-old.md"]);
   assert.equal(dry.promoted.length, 1);
   assert.equal(
-    (await service.store.findDocument(brain.id, {
+    (await svc.storage.documents.findDocument(brain.id, {
       path: "/memory/agent/episodes/2026-10-08-old.md",
     }))!.deleted_at,
     null,
     "dry run prunes nothing",
   );
 
-  const first = await consolidate(service, ADMIN, { dryRun: false, settings: SETTINGS, now });
+  const first = await consolidate({ service, locks: svc.storage.locks }, ADMIN, {
+    dryRun: false,
+    settings: SETTINGS,
+    now,
+  });
   assert.equal(first.pruned.length, 1);
   assert.match(first.pruned[0].reason!, /not updated since 2026-10-08/);
-  const pruned = await service.store.findDocument(brain.id, {
+  const pruned = await svc.storage.documents.findDocument(brain.id, {
     path: "/memory/agent/episodes/2026-10-08-old.md",
   });
   assert.ok(pruned!.deleted_at, "soft-deleted");
@@ -68,7 +76,9 @@ Deno.test("consolidate: prunes old episodes (keeping their line), retires stable
   assert.match(list.content, /2026-10-08-old\.md/);
   assert.match(list.content, /2026-11-20-new\.md/);
   assert.equal(
-    (await service.store.findDocument(brain.id, { path: "/memory/agent/episodes/my-notes.md" }))!
+    (await svc.storage.documents.findDocument(brain.id, {
+      path: "/memory/agent/episodes/my-notes.md",
+    }))!
       .deleted_at,
     null,
   );
@@ -77,7 +87,11 @@ Deno.test("consolidate: prunes old episodes (keeping their line), retires stable
   const stablePath = first.promoted[0].path;
 
   // The pruned episode keeps its line in the next pass; the promoted fact is not promoted again.
-  const second = await consolidate(service, ADMIN, { dryRun: false, settings: SETTINGS, now });
+  const second = await consolidate({ service, locks: svc.storage.locks }, ADMIN, {
+    dryRun: false,
+    settings: SETTINGS,
+    now,
+  });
   assert.equal(second.pruned.length, 0);
   assert.equal(second.promoted.length, 0);
   assert.match(
@@ -93,9 +107,15 @@ Deno.test("consolidate: prunes old episodes (keeping their line), retires stable
     sessionId: "s3",
     provider: "test",
   });
-  const third = await consolidate(service, ADMIN, { dryRun: false, settings: SETTINGS, now });
+  const third = await consolidate({ service, locks: svc.storage.locks }, ADMIN, {
+    dryRun: false,
+    settings: SETTINGS,
+    now,
+  });
   assert.deepEqual(third.retired.map((r) => r.path), [stablePath]);
-  assert.ok((await service.store.findDocument(brain.id, { path: stablePath }))!.deleted_at);
+  assert.ok(
+    (await svc.storage.documents.findDocument(brain.id, { path: stablePath }))!.deleted_at,
+  );
   assert.doesNotMatch(
     (await service.get(ADMIN, { path: "/memory/project/facts.md" })).content,
     /MySQL/,
@@ -106,16 +126,25 @@ Deno.test("consolidate: a second pass while one holds the lock is busy, naming t
   await using dir = await tempDir();
   using svc = await openService(dir.path);
   const brain = await svc.service.brain(ADMIN);
-  assert.equal(await svc.store.acquireLock(`consolidate:${brain.id}`, "nightly", 60_000), null);
+  assert.equal(
+    await svc.storage.locks.acquireLock(`consolidate:${brain.id}`, "nightly", 60_000),
+    null,
+  );
   await assert.rejects(
-    consolidate(svc.service, ADMIN, { dryRun: false, settings: SETTINGS }),
+    consolidate({ service: svc.service, locks: svc.storage.locks }, ADMIN, {
+      dryRun: false,
+      settings: SETTINGS,
+    }),
     (e: unknown) =>
       e instanceof EngramError && e.code === "busy" && e.retryable &&
       /consolidation of brain "default" is already running \(nightly, since /.test(e.message),
   );
-  await svc.store.releaseLock(`consolidate:${brain.id}`, "nightly");
-  const ok = await consolidate(svc.service, ADMIN, { dryRun: false, settings: SETTINGS });
+  await svc.storage.locks.releaseLock(`consolidate:${brain.id}`, "nightly");
+  const ok = await consolidate({ service: svc.service, locks: svc.storage.locks }, ADMIN, {
+    dryRun: false,
+    settings: SETTINGS,
+  });
   assert.equal(ok.brain_slug, "default");
   // The pass released its lock.
-  assert.equal(await svc.store.acquireLock(`consolidate:${brain.id}`, "next", 1000), null);
+  assert.equal(await svc.storage.locks.acquireLock(`consolidate:${brain.id}`, "next", 1000), null);
 });

@@ -10,15 +10,15 @@ import { openService, tempDir } from "../helpers.ts";
 async function setup() {
   const dir = await tempDir();
   const svc = await openService(dir.path);
-  const brain = (await svc.store.listBrains())[0];
+  const brain = (await svc.storage.brains.listBrains())[0];
   let n = 0;
   return {
     ...svc,
     dir: dir.path,
     enqueue: (kind: string, payload: Record<string, unknown> = {}) =>
-      svc.store.enqueueJob({ id: `job_test_${++n}`, kind, brain_id: brain.id, payload }),
+      svc.storage.jobs.enqueueJob({ id: `job_test_${++n}`, kind, brain_id: brain.id, payload }),
     runner: (handlers: Record<string, JobHandler>, maxAttempts?: number, logger = silentLogger) =>
-      new JobRunner(svc.store, {
+      new JobRunner(svc.storage.jobs, {
         handlers,
         logger,
         leaseMs: 60_000,
@@ -26,7 +26,7 @@ async function setup() {
         retryDelayMs: 0,
       }),
     async [Symbol.asyncDispose]() {
-      svc.store.close();
+      svc.storage.close();
       await dir[Symbol.asyncDispose]();
     },
   };
@@ -51,7 +51,7 @@ Deno.test("a handler's result is stored and the job marked completed", async () 
   const job = await s.enqueue("echo", { n: 21 });
   runner.kick();
   await runner.drain();
-  const done = (await s.store.getJob(job.id))!;
+  const done = (await s.storage.jobs.getJob(job.id))!;
   assert.equal(done.status, "completed");
   assert.deepEqual(done.result, { doubled: 42 });
   assert.equal(done.error, null);
@@ -96,7 +96,7 @@ Deno.test("a retryable failure that clears up on the next attempt completes", as
   const job = await s.enqueue("flaky");
   runner.kick();
   await runner.drain();
-  const done = (await s.store.getJob(job.id))!;
+  const done = (await s.storage.jobs.getJob(job.id))!;
   assert.equal(done.status, "completed");
   assert.equal(done.attempts, 2);
   assert.equal(done.error, null);
@@ -129,11 +129,11 @@ Deno.test("a non-retryable failure fails at once with its code and message; an i
   const b = await s.enqueue("crashy");
   runner.kick();
   await runner.drain();
-  const ja = (await s.store.getJob(a.id))!;
+  const ja = (await s.storage.jobs.getJob(a.id))!;
   assert.equal(ja.status, "failed");
   assert.equal(ja.attempts, 1);
   assert.equal(ja.error, "conflict: file changed after it was queued");
-  const jb = (await s.store.getJob(b.id))!;
+  const jb = (await s.storage.jobs.getJob(b.id))!;
   assert.equal(jb.status, "failed");
   assert.equal(jb.attempts, 1);
   // memory_job_status shows this to clients: a reference, with the detail in the server log.
@@ -154,7 +154,7 @@ Deno.test("a job of an unknown kind is failed with a message, not dropped", asyn
   const job = await s.enqueue("mystery");
   runner.kick();
   await runner.drain();
-  const failed = (await s.store.getJob(job.id))!;
+  const failed = (await s.storage.jobs.getJob(job.id))!;
   assert.equal(failed.status, "failed");
   assert.equal(failed.error, 'no handler for job kind "mystery" in this engram version');
   assert.notEqual(failed.finished_at, null);
@@ -241,7 +241,7 @@ Deno.test("drain waits for the loop, including jobs queued while it was running"
   await runner.drain();
   assert.deepEqual(order, ["first", "second"]);
   for (const id of ["job_test_1", "job_test_2"]) {
-    assert.equal((await s.store.getJob(id))!.status, "completed", id);
+    assert.equal((await s.storage.jobs.getJob(id))!.status, "completed", id);
   }
 });
 
@@ -272,16 +272,20 @@ Deno.test("a running job with an expired lease is claimed again; at max attempts
   }
   runner.kick();
   await runner.drain();
-  const o = (await s.store.getJob(orphan.id))!;
+  const o = (await s.storage.jobs.getJob(orphan.id))!;
   assert.equal(o.status, "completed");
   assert.equal(o.attempts, 2);
   assert.deepEqual(o.result, { attempt: 2 });
-  const h = (await s.store.getJob(hopeless.id))!;
+  const h = (await s.storage.jobs.getJob(hopeless.id))!;
   assert.equal(h.status, "failed");
   assert.equal(
     h.error,
     "gave up after 3 attempts: the process running it stopped each time",
   );
-  assert.equal((await s.store.getJob(live.id))!.status, "running", "a live lease is left alone");
+  assert.equal(
+    (await s.storage.jobs.getJob(live.id))!.status,
+    "running",
+    "a live lease is left alone",
+  );
   assert.deepEqual(ran, [orphan.id]);
 });

@@ -606,7 +606,9 @@ Deno.test("the timeline with since returns only changes at or after that time", 
   const old = await s.service.remember(ADMIN, { content: "# Old", path: "/old.md" });
   const recent = await s.service.remember(ADMIN, { content: "# Recent", path: "/recent.md" });
   // Backdate the first note's version so the cut-off does not depend on the clock.
-  s.store.db.prepare("UPDATE document_versions SET created_at = ? WHERE document_id = ?").run(
+  s.storage.connection.db.prepare(
+    "UPDATE document_versions SET created_at = ? WHERE document_id = ?",
+  ).run(
     "2020-01-01T00:00:00.000Z",
     old.id,
   );
@@ -630,7 +632,7 @@ Deno.test("reindex rebuilds chunks for live documents and search works after it"
   const gone = await s.service.remember(ADMIN, { content: "# Gone\nnebula" });
   await s.service.forget(ADMIN, { id: gone.id });
   // Damage the index: every chunk and link is lost.
-  s.store.db.exec("DELETE FROM chunks; DELETE FROM links;");
+  s.storage.connection.db.exec("DELETE FROM chunks; DELETE FROM links;");
   assert.deepEqual(await search(s.service, "quasar"), []);
   const result = await s.service.reindex(ADMIN, {});
   assert.equal(result.documents, 2);

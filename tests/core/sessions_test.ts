@@ -8,15 +8,15 @@ Deno.test("sessions: a session id of another brain is not found here, with the f
   using svc = await openService(dir.path);
   const home = await svc.service.brain(ADMIN);
   const other = await svc.service.createBrain({ name: "Other", visibility: "private" });
-  await openSession(svc.store, home, { sessionId: "shared-id", caller: ADMIN });
+  await openSession(svc.storage.sessions, home, { sessionId: "shared-id", caller: ADMIN });
   const foreign = (e: unknown) =>
     e instanceof EngramError && e.code === "not_found" &&
     /session "shared-id" not found in brain "other" \(it belongs to another brain\); pass that brain or use a new session id/
       .test(e.message);
   await assert.rejects(
-    openSession(svc.store, other, { sessionId: "shared-id", caller: ADMIN }),
+    openSession(svc.storage.sessions, other, { sessionId: "shared-id", caller: ADMIN }),
     foreign,
   );
-  await assert.rejects(requireSession(svc.store, other, "shared-id"), foreign);
-  assert.equal((await requireSession(svc.store, home, "shared-id")).brain_id, home.id);
+  await assert.rejects(requireSession(svc.storage.sessions, other, "shared-id"), foreign);
+  assert.equal((await requireSession(svc.storage.sessions, home, "shared-id")).brain_id, home.id);
 });

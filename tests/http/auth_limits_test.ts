@@ -120,7 +120,7 @@ Deno.test("http limits: max_sessions_per_client → 429 with a message; other cl
 
 Deno.test("http health: /healthz and /readyz answer without auth and say nothing else", async () => {
   let ready = true;
-  await using srv = await startServer({ app: { ready: () => ready } });
+  await using srv = await startServer({ app: { ready: () => Promise.resolve(ready) } });
   const live = await fetch(`${srv.url}/healthz`);
   assert.equal(live.status, 200);
   assert.equal((await live.text()).trim(), "ok");

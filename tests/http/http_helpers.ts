@@ -13,6 +13,7 @@ import {
   engramEnv,
   openService,
   runEngram,
+  sessionPorts,
   tempDir,
 } from "../helpers.ts";
 
@@ -49,6 +50,7 @@ export async function startServer(
     settings,
     mcp: {
       service: svc.service,
+      ...sessionPorts(svc.storage),
       logger: silentLogger,
       version: "test",
       providers: new ProviderSet([], { logger: silentLogger }),
@@ -56,7 +58,7 @@ export async function startServer(
       ...options.mcp,
     },
     verifyToken: (t) => Promise.resolve(TOKENS[t] ?? null),
-    ready: () => svc.store.db.prepare("SELECT 1").get() !== undefined,
+    ready: () => svc.storage.health.ready(),
     ...options.app,
   });
   const server = serveHttp(app, { hostname: "127.0.0.1", port: 0, logger: silentLogger });

@@ -129,7 +129,6 @@ Deno.test("ingestFile never stores a file swapped in for a link between check an
             path: target,
             roots: [l.root],
             cwd: l.base,
-            queueBytes: Infinity,
           });
           stored.push((await svc.service.get(ADMIN, { id: r.document_id })).content);
         } catch (err) {
@@ -163,10 +162,10 @@ Deno.test("a queued ingestion checks again at run time: a file swapped for a lin
     path: target,
     roots: [l.root],
     cwd: l.base,
-    queueBytes: 1,
+    queue: { bytes: 1, jobs: svc.storage.jobs },
   });
   assert.equal(queued.status, "queued");
-  const job = (await svc.store.getJob(queued.job_id!))!;
+  const job = (await svc.storage.jobs.getJob(queued.job_id!))!;
   const payload = job.payload as unknown as IngestFileJobPayload;
   assert.equal(payload.root, l.root);
 

@@ -13,7 +13,6 @@ Deno.test("ingest: a cancelled request stores nothing", async () => {
       path: `${dir.path}/note.md`,
       roots: [dir.path],
       cwd: dir.path,
-      queueBytes: Infinity,
       signal: controller.signal,
     }),
     /cancelled by the client/,
@@ -23,7 +22,6 @@ Deno.test("ingest: a cancelled request stores nothing", async () => {
     path: `${dir.path}/note.md`,
     roots: [dir.path],
     cwd: dir.path,
-    queueBytes: Infinity,
     signal: new AbortController().signal,
   });
   assert.equal(done.status, "completed");

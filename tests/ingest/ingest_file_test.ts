@@ -21,9 +21,9 @@ async function setup() {
     ...svc,
     base,
     root,
-    opts: { roots: [root], cwd: base, queueBytes: Infinity },
+    opts: { roots: [root], cwd: base },
     async [Symbol.asyncDispose]() {
-      svc.store.close();
+      svc.storage.close();
       await dir[Symbol.asyncDispose]();
     },
   };
@@ -183,7 +183,7 @@ Deno.test("ingestFile with roots: null (CLI) reads anywhere and stores at docPat
   await using s = await setup();
   const file = `${s.base}/loose.md`;
   await Deno.writeTextFile(file, "# Loose\n\nNot under any root.\n");
-  const cli = { roots: null, cwd: s.base, queueBytes: Infinity };
+  const cli = { roots: null, cwd: s.base };
   const plain = await ingestFile(s.service, ADMIN, { path: file, ...cli });
   assert.equal(plain.path, "/ingest/loose.md");
   const placed = await ingestFile(s.service, ADMIN, {
@@ -200,7 +200,11 @@ Deno.test("ingestFile queues a file over queueBytes, and the job stores it under
   const file = `${s.root}/long.md`;
   await Deno.writeTextFile(file, "# Long\n\n" + "The quokka census continues. ".repeat(100));
   const bytes = await Deno.readFile(file);
-  const queued = await ingestFile(s.service, ADMIN, { path: file, ...s.opts, queueBytes: 1000 });
+  const queued = await ingestFile(s.service, ADMIN, {
+    path: file,
+    ...s.opts,
+    queue: { bytes: 1000, jobs: s.storage.jobs },
+  });
   assert.equal(queued.status, "queued");
   assert.match(queued.job_id!, /^job_/);
   assert.equal(queued.path, "/ingest/vault/long.md");
@@ -210,7 +214,7 @@ Deno.test("ingestFile queues a file over queueBytes, and the job stores it under
   assert.equal(queued.reused, false);
   assert.equal(await documentCount(s.service), 0, "nothing is stored before the job runs");
 
-  const job = (await s.store.getJob(queued.job_id!))!;
+  const job = (await s.storage.jobs.getJob(queued.job_id!))!;
   assert.equal(job.kind, INGEST_FILE_JOB);
   assert.equal(job.status, "queued");
   const payload = job.payload as unknown as IngestFileJobPayload;
@@ -232,7 +236,11 @@ Deno.test("ingestFile queues a file over queueBytes, and the job stores it under
   assert.equal(doc.path, "/ingest/vault/long.md");
 
   // Once stored, the unchanged big file is reused at once rather than queued again.
-  const again = await ingestFile(s.service, ADMIN, { path: file, ...s.opts, queueBytes: 1000 });
+  const again = await ingestFile(s.service, ADMIN, {
+    path: file,
+    ...s.opts,
+    queue: { bytes: 1000, jobs: s.storage.jobs },
+  });
   assert.equal(again.status, "completed");
   assert.equal(again.reused, true);
   assert.equal(again.document_id, queued.document_id);
@@ -242,8 +250,12 @@ Deno.test("runIngestFileJob fails with conflict when the file changed after queu
   await using s = await setup();
   const file = `${s.root}/moving.md`;
   await Deno.writeTextFile(file, "# Moving\n\n" + "x ".repeat(600));
-  const queued = await ingestFile(s.service, ADMIN, { path: file, ...s.opts, queueBytes: 10 });
-  const job = (await s.store.getJob(queued.job_id!))!;
+  const queued = await ingestFile(s.service, ADMIN, {
+    path: file,
+    ...s.opts,
+    queue: { bytes: 10, jobs: s.storage.jobs },
+  });
+  const job = (await s.storage.jobs.getJob(queued.job_id!))!;
   const payload = job.payload as unknown as IngestFileJobPayload;
 
   await Deno.writeTextFile(file, "# Moving\n\nedited\n");
@@ -277,7 +289,12 @@ Deno.test("queueing the same large file twice before it runs answers with the sa
   using s = await openService(dir.path);
   const file = `${dir.path}/big.md`;
   await Deno.writeTextFile(file, "# Big\n" + "word ".repeat(2000));
-  const o = { path: file, roots: [dir.path], cwd: dir.path, queueBytes: 100 };
+  const o = {
+    path: file,
+    roots: [dir.path],
+    cwd: dir.path,
+    queue: { bytes: 100, jobs: s.storage.jobs },
+  };
   const first = await ingestFile(s.service, ADMIN, o);
   const second = await ingestFile(s.service, ADMIN, o);
   assert.equal(first.status, "queued");
@@ -290,7 +307,7 @@ Deno.test("an unchanged file is answered from its hash without being extracted a
   using s = await openService(dir.path);
   const file = `${dir.path}/notes.txt`;
   await Deno.writeTextFile(file, "plain words");
-  const o = { path: file, roots: [dir.path], cwd: dir.path, queueBytes: Infinity };
+  const o = { path: file, roots: [dir.path], cwd: dir.path };
   const first = await ingestFile(s.service, ADMIN, o);
   // Read as a PDF these bytes would fail; unchanged, they are never read as anything.
   const again = await ingestFile(s.service, ADMIN, { ...o, as: "pdf" });

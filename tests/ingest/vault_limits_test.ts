@@ -40,7 +40,7 @@ Deno.test("no way in stores a document over LIMITS.documentChars: file_too_large
     },
   );
   assert.equal(
-    await s.service.store.findDocument((await s.service.brain(ADMIN)).id, {
+    await s.storage.documents.findDocument((await s.service.brain(ADMIN)).id, {
       path: "/ingest/huge.md",
     }),
     null,

@@ -39,9 +39,9 @@ interface Snapshot {
 
 /** Every live document of a brain by path, with its backlinks as sorted "path kind text" lines. */
 async function snapshot(service: MemoryService, brain = "default"): Promise<Map<string, Snapshot>> {
-  const { id: brainId } = await service.brain(ADMIN, brain);
+  const resolved = await service.brain(ADMIN, brain);
   const out = new Map<string, Snapshot>();
-  for await (const doc of service.store.liveDocuments(brainId)) {
+  for await (const doc of service.liveDocuments(resolved)) {
     const { items } = await service.backlinks(ADMIN, { brain, id: doc.id });
     out.set(doc.path, {
       id: doc.id,

@@ -24,7 +24,13 @@ async function limitedSession(dir: string) {
     { name: "engram", version: "test" },
     { capabilities: { resources: { subscribe: true } } },
   );
-  const deps = { service: svc.service, caller, logger: silentLogger, serverLogger: silentLogger };
+  const deps = {
+    service: svc.service,
+    audit: svc.storage.audit,
+    caller,
+    logger: silentLogger,
+    serverLogger: silentLogger,
+  };
   registerResources(server, { ...deps, version: "test" });
   const stop = registerSubscriptions(server, deps);
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -38,7 +44,7 @@ async function limitedSession(dir: string) {
       stop();
       await client.close();
       await server.close();
-      svc.store.close();
+      svc.storage.close();
     },
   };
 }

@@ -433,7 +433,7 @@ Deno.test("stdio: jobs survive a restart — queued, orphaned, changed, vanished
   const ids: Record<string, { job: string; doc: string }> = {};
   {
     using svc = await openService(w.base);
-    const brain = (await svc.store.listBrains())[0];
+    const brain = (await svc.storage.brains.listBrains())[0];
     for (const name of ["queued.md", "orphan.md", "changed.md", "vanished.md", "hopeless.md"]) {
       const real = `${root}/${name}`;
       const bytes = name === "vanished.md"
@@ -447,7 +447,7 @@ Deno.test("stdio: jobs survive a restart — queued, orphaned, changed, vanished
         hash: await sha256Hex(bytes),
         name: real,
       };
-      const job = await svc.store.enqueueJob({
+      const job = await svc.storage.jobs.enqueueJob({
         id: newId("job"),
         kind: "ingest_file",
         brain_id: brain.id,

@@ -359,11 +359,14 @@ Deno.test("extraction is durable: a job queued by a process that stopped runs in
     // A process queued extraction and stopped before running it.
     using svc = await openService(dir.path);
     const brain = await svc.service.brain(ADMIN);
-    const session = await openSession(svc.store, brain, { sessionId: "crashy", caller: ADMIN });
-    await appendConversation(svc.store, session, {
+    const session = await openSession(svc.storage.sessions, brain, {
+      sessionId: "crashy",
+      caller: ADMIN,
+    });
+    await appendConversation(svc.storage.sessions, session, {
       messages: [{ role: "user", content: "My name is Grace Hopper." }],
     });
-    jobId = (await queueExtraction(svc.service, {
+    jobId = (await queueExtraction(svc.storage.jobs, {
       brainId: brain.id,
       sessionId: "crashy",
       scope: "global",

@@ -1,41 +1,40 @@
 /**
- * @module Store-level test helpers: a SqliteStore on a temp file, and documents written straight
+ * @module Store-level test helpers: a SqliteStorage on a temp file, and documents written straight
  * through the port (no service), so these tests pin the storage contract alone.
  */
 import { newId } from "../../src/core/ids.ts";
 import type { Brain, DocumentRecord } from "../../src/core/types.ts";
-import { openDatabase } from "../../src/storage/database.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage, type SqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { tempDir } from "../helpers.ts";
 
 /** A store on a fresh file with one brain; disposing closes it and removes the directory. */
 export async function openStore(): Promise<
-  { store: SqliteStore; brain: Brain; file: string; dir: string } & AsyncDisposable
+  { storage: SqliteStorage; brain: Brain; file: string; dir: string } & AsyncDisposable
 > {
   const dir = await tempDir();
   const file = `${dir.path}/engram.db`;
-  const store = new SqliteStore(openDatabase(file));
-  const brain = await store.createBrain({
+  const storage = openSqliteStorage(file);
+  const brain = await storage.brains.createBrain({
     id: newId("brn"),
     slug: "default",
     name: "Default",
     visibility: "private",
   });
   return {
-    store,
+    storage,
     brain,
     file,
     dir: dir.path,
     async [Symbol.asyncDispose]() {
-      store.close();
+      storage.close();
       await dir[Symbol.asyncDispose]();
     },
   };
 }
 
 /** Another brain in the same store. */
-export function otherBrain(store: SqliteStore, slug = "other"): Promise<Brain> {
-  return store.createBrain({ id: newId("brn"), slug, name: slug, visibility: "private" });
+export function otherBrain(storage: SqliteStorage, slug = "other"): Promise<Brain> {
+  return storage.brains.createBrain({ id: newId("brn"), slug, name: slug, visibility: "private" });
 }
 
 /**
@@ -43,17 +42,17 @@ export function otherBrain(store: SqliteStore, slug = "other"): Promise<Brain> {
  * exists), returning its record.
  */
 export async function writeDoc(
-  store: SqliteStore,
+  storage: SqliteStorage,
   brainId: string,
   path: string,
   bodies: string[],
   options: { headings?: string[]; at?: string } = {},
 ): Promise<DocumentRecord> {
-  const existing = await store.findDocument(brainId, { path });
+  const existing = await storage.documents.findDocument(brainId, { path });
   const at = options.at ?? new Date().toISOString();
   const content = bodies.join("\n\n");
   let offset = 0;
-  return store.writeVersion({
+  return storage.documents.writeVersion({
     document: {
       id: existing?.id ?? newId("doc"),
       brain_id: brainId,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { BATCH_ROLLED_BACK } from "../../src/storage/sqlite_store.ts";
+import { ROLLED_BACK } from "../../src/core/ports/unit_of_work.ts";
 import { ADMIN, openService, runEngram, tempDir } from "../helpers.ts";
 
 /** Makes SQLite fail midway through a write (after the document row, at its chunks). */
@@ -9,16 +9,16 @@ const BOOM_TRIGGER = `CREATE TRIGGER boom BEFORE INSERT ON chunks WHEN new.body 
 Deno.test("a write failing midway rolls back its whole batch, and nothing of it stays", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  s.store.db.exec(BOOM_TRIGGER);
+  s.storage.connection.db.exec(BOOM_TRIGGER);
   await assert.rejects(
     () =>
-      s.store.batch(async () => {
+      s.storage.units.withTransaction(async () => {
         await s.service.remember(ADMIN, { content: "# Good\nfine", path: "/good.md" });
         await s.service.remember(ADMIN, { content: "# Bad\nBOOM", path: "/bad.md" }).catch(
           () => {},
         );
       }),
-    (err: Error) => err.cause === BATCH_ROLLED_BACK && /boom/.test(err.message),
+    (err: Error) => err.cause === ROLLED_BACK && /boom/.test(err.message),
   );
   const stats = await s.service.stats(ADMIN, {});
   assert.equal(stats.documents, 0, "the good write went with the batch");
@@ -29,7 +29,7 @@ Deno.test("a write failing midway rolls back its whole batch, and nothing of it 
   );
   assert.equal((await s.service.stats(ADMIN, {})).documents, 1);
   assert.equal(
-    await s.store.findDocument((await s.service.brain(ADMIN)).id, { path: "/bad.md" }),
+    await s.storage.documents.findDocument((await s.service.brain(ADMIN)).id, { path: "/bad.md" }),
     null,
   );
 });
@@ -38,7 +38,7 @@ Deno.test("engram ingest replays a rolled-back batch file by file: only the bad 
   await using dir = await tempDir();
   {
     using s = await openService(dir.path);
-    s.store.db.exec(BOOM_TRIGGER);
+    s.storage.connection.db.exec(BOOM_TRIGGER);
   }
   await Deno.mkdir(`${dir.path}/notes`);
   for (let i = 0; i < 5; i++) {

@@ -98,14 +98,16 @@ Deno.test("reopening a database keeps its data and does not re-run migrations", 
     using s = await openService(dir.path);
     id = (await s.service.remember(ADMIN, { content: "# Kept\nacross reopen" })).id;
     // A migration run again would fail on CREATE TABLE of an existing table.
-    s.store.db.exec("CREATE TABLE canary (x)");
+    s.storage.connection.db.exec("CREATE TABLE canary (x)");
   }
   for (let i = 0; i < 2; i++) {
     using s = await openService(dir.path);
-    assert.equal(pragma(s.store.db, "user_version"), MIGRATIONS.length);
+    assert.equal(pragma(s.storage.connection.db, "user_version"), MIGRATIONS.length);
     assert.equal((await s.service.get(ADMIN, { id })).content, "# Kept\nacross reopen");
     assert.equal((await s.service.listBrains(ADMIN)).length, 1, "no second default brain");
-    assert.ok(s.store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'canary'").get());
+    assert.ok(
+      s.storage.connection.db.prepare("SELECT name FROM sqlite_master WHERE name = 'canary'").get(),
+    );
   }
 });
 
@@ -115,7 +117,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
     using s = await openService(dir.path);
     await s.service.remember(ADMIN, { content: "# Log\n\nrunning in the morning" });
     // Turn it back into a schema-1 database that already holds a document.
-    s.store.db.exec(`
+    s.storage.connection.db.exec(`
       DROP TRIGGER chunks_words_ai; DROP TRIGGER chunks_words_ad; DROP TRIGGER chunks_words_au;
       DROP TABLE chunks_words_vocab; DROP TABLE chunks_words;
       DROP TABLE jobs;
@@ -126,7 +128,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
     `);
   }
   using s = await openService(dir.path);
-  assert.equal(pragma(s.store.db, "user_version"), MIGRATIONS.length);
+  assert.equal(pragma(s.storage.connection.db, "user_version"), MIGRATIONS.length);
   const r = await s.service.search(ADMIN, {
     query: "runn*",
     top_k: 5,
@@ -270,7 +272,7 @@ Deno.test("the CLI on a corrupt engram.db exits 1 with a clear message and no st
 Deno.test("a write blocked by another connection's lock past the busy timeout is busy and retryable", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  s.store.db.exec("PRAGMA busy_timeout = 50");
+  s.storage.connection.db.exec("PRAGMA busy_timeout = 50");
   const other = new DatabaseSync(`${dir.path}/engram.db`);
   other.exec("BEGIN IMMEDIATE");
   try {
@@ -300,7 +302,7 @@ Deno.test("readers are not blocked while another connection holds the write lock
   const other = new DatabaseSync(`${dir.path}/engram.db`);
   other.exec("BEGIN IMMEDIATE");
   try {
-    s.store.db.exec("PRAGMA busy_timeout = 50");
+    s.storage.connection.db.exec("PRAGMA busy_timeout = 50");
     const hits = await s.service.search(ADMIN, {
       query: "visible",
       top_k: 5,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openDatabase } from "../../src/storage/database.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { tempDir } from "../helpers.ts";
 
 function userVersion(db: DatabaseSync): number {
@@ -52,14 +52,14 @@ Deno.test("migration 4: a schema-3 database with a queued job upgrades and keeps
   );
   old.close();
 
-  const store = new SqliteStore(openDatabase(file));
+  const storage = openSqliteStorage(file);
   try {
-    assert.equal(userVersion(store.db), MIGRATIONS.length);
-    assert.equal(await store.nextDelayedJobAt(), null, "an old job has no delay");
-    const job = await store.claimJob(60_000);
+    assert.equal(userVersion(storage.connection.db), MIGRATIONS.length);
+    assert.equal(await storage.jobs.nextDelayedJobAt(), null, "an old job has no delay");
+    const job = await storage.jobs.claimJob(60_000);
     assert.equal(job?.id, "job_old");
     assert.deepEqual(job.payload, { n: 1 });
-    assert.deepEqual(await store.getSession("ses_old"), {
+    assert.deepEqual(await storage.sessions.getSession("ses_old"), {
       id: "ses_old",
       brain_id: "brn_1",
       client_id: null,
@@ -68,8 +68,8 @@ Deno.test("migration 4: a schema-3 database with a queued job upgrades and keeps
       ended_at: null,
       metadata: {},
     });
-    assert.equal(await store.acquireLock("l", "me", 1_000), null);
+    assert.equal(await storage.locks.acquireLock("l", "me", 1_000), null);
   } finally {
-    store.close();
+    storage.close();
   }
 });

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { TokenService } from "../../src/core/bearer_tokens.ts";
-import { openDatabase } from "../../src/storage/database.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("migration 5: a schema-4 database gains an empty tokens table with a unique hash", async () => {
@@ -14,12 +13,16 @@ Deno.test("migration 5: a schema-4 database gains an empty tokens table with a u
   old.exec("PRAGMA user_version = 4");
   old.close();
 
-  const store = new SqliteStore(openDatabase(file));
+  const storage = openSqliteStorage(file);
   try {
-    const version = store.db.prepare("PRAGMA user_version").get() as { user_version: number };
+    const version = storage.connection.db.prepare("PRAGMA user_version").get() as {
+      user_version: number;
+    };
     assert.ok(MIGRATIONS.length >= 5);
     assert.equal(version.user_version, MIGRATIONS.length);
-    const columns = store.db.prepare("PRAGMA table_info(tokens)").all().map((r) => r.name);
+    const columns = storage.connection.db.prepare("PRAGMA table_info(tokens)").all().map((r) =>
+      r.name
+    );
     assert.deepEqual(columns, [
       "id",
       "client_id",
@@ -31,24 +34,28 @@ Deno.test("migration 5: a schema-4 database gains an empty tokens table with a u
       "last_used_at",
       "revoked_at",
     ]);
-    const unique = store.db.prepare("PRAGMA index_list(tokens)").all().filter((i) => i.unique);
+    const unique = storage.connection.db.prepare("PRAGMA index_list(tokens)").all().filter((i) =>
+      i.unique
+    );
     const uniqueColumns = unique.flatMap((i) =>
-      store.db.prepare(`PRAGMA index_info(${JSON.stringify(i.name)})`).all().map((c) => c.name)
+      storage.connection.db.prepare(`PRAGMA index_info(${JSON.stringify(i.name)})`).all().map((c) =>
+        c.name
+      )
     );
     assert.ok(uniqueColumns.includes("token_hash"), uniqueColumns.join(", "));
-    assert.deepEqual(await store.listTokens(), []);
-    const tokens = new TokenService(store);
+    assert.deepEqual(await storage.tokens.listTokens(), []);
+    const tokens = new TokenService(storage);
     const { token } = await tokens.create({ client: "after-upgrade", tier: "read" });
     assert.equal((await tokens.verify(token))?.clientId, "after-upgrade");
     assert.throws(
       () =>
-        store.db.exec(
+        storage.connection.db.exec(
           `INSERT INTO tokens (id, client_id, tier, brains, token_hash, prefix, created_at)
            VALUES ('tok_x', 'c', 'owner', '*', 'h', 'p', 't')`,
         ),
       /CHECK constraint/,
     );
   } finally {
-    store.close();
+    storage.close();
   }
 });

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import type { SearchHit, SearchQuery } from "../../src/core/types.ts";
-import { openDatabase } from "../../src/storage/database.ts";
 import { SearchCache } from "../../src/storage/search_cache.ts";
 import { DatabaseStamp } from "../../src/storage/stamped_cache.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { TokenService } from "../../src/core/bearer_tokens.ts";
 import { openStore, otherBrain, writeDoc } from "./_store.ts";
 
@@ -19,80 +18,80 @@ const paths = (hits: SearchHit[]) => hits.map((h) => h.path);
 
 Deno.test("search cache: a repeated search is answered from the cache, with fresh copies", async () => {
   await using s = await openStore();
-  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
-  const first = await s.store.search(query(s.brain.id, "heron"));
-  const second = await s.store.search(query(s.brain.id, "heron"));
+  await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  const first = await s.storage.search.search(query(s.brain.id, "heron"));
+  const second = await s.storage.search.search(query(s.brain.id, "heron"));
   assert.deepEqual(second, first);
   // Recomputed hits parse metadata anew; a cached one hands out the same frozen object.
   assert.equal(second[0].metadata, first[0].metadata);
   assert.ok(Object.isFrozen(second[0].metadata));
   // Top-level fields are copies: editing one result does not edit the next.
   second[0].score = -1;
-  const third = await s.store.search(query(s.brain.id, "heron"));
+  const third = await s.storage.search.search(query(s.brain.id, "heron"));
   assert.equal(third[0].score, first[0].score);
   assert.throws(() => third[0].highlights.push("x"), TypeError);
   // Another top_k is another search.
-  const fourth = await s.store.search(query(s.brain.id, "heron", 5));
+  const fourth = await s.storage.search.search(query(s.brain.id, "heron", 5));
   assert.notEqual(fourth[0].metadata, first[0].metadata);
 });
 
 Deno.test("search cache: off with searchCacheMb 0", async () => {
   await using s = await openStore();
-  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
-  const store = new SqliteStore(openDatabase(s.file), { searchCacheMb: 0 });
+  await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  const storage = openSqliteStorage(s.file, { searchCacheMb: 0 });
   try {
-    const first = await store.search(query(s.brain.id, "heron"));
-    const second = await store.search(query(s.brain.id, "heron"));
+    const first = await storage.search.search(query(s.brain.id, "heron"));
+    const second = await storage.search.search(query(s.brain.id, "heron"));
     assert.deepEqual(second, first);
     assert.notEqual(second[0].metadata, first[0].metadata);
   } finally {
-    store.close();
+    storage.close();
   }
 });
 
 Deno.test("search cache: a write, an edit and a forget through this store are seen at once", async () => {
   await using s = await openStore();
-  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
-  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
-  await writeDoc(s.store, s.brain.id, "/b.md", ["a heron again"]);
-  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))).sort(), [
+  await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  await writeDoc(s.storage, s.brain.id, "/b.md", ["a heron again"]);
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))).sort(), [
     "/a.md",
     "/b.md",
   ]);
-  await writeDoc(s.store, s.brain.id, "/b.md", ["now about otters"]);
-  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
-  const a = await s.store.findDocument(s.brain.id, { path: "/a.md" });
-  await s.store.markDeleted(s.brain.id, a!.id, new Date().toISOString());
-  assert.deepEqual(await s.store.search(query(s.brain.id, "heron")), []);
+  await writeDoc(s.storage, s.brain.id, "/b.md", ["now about otters"]);
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  const a = await s.storage.documents.findDocument(s.brain.id, { path: "/a.md" });
+  await s.storage.documents.markDeleted(s.brain.id, a!.id, new Date().toISOString());
+  assert.deepEqual(await s.storage.search.search(query(s.brain.id, "heron")), []);
 });
 
 Deno.test("search cache: a commit by another connection (another process) empties it", async () => {
   await using s = await openStore();
-  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
-  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
-  const other = new SqliteStore(openDatabase(s.file));
+  await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  const other = openSqliteStorage(s.file);
   try {
     await writeDoc(other, s.brain.id, "/b.md", ["another heron"]);
-    const a = await other.findDocument(s.brain.id, { path: "/a.md" });
-    await other.markDeleted(s.brain.id, a!.id, new Date().toISOString());
+    const a = await other.documents.findDocument(s.brain.id, { path: "/a.md" });
+    await other.documents.markDeleted(s.brain.id, a!.id, new Date().toISOString());
   } finally {
     other.close();
   }
-  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/b.md"]);
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))), ["/b.md"]);
 });
 
 Deno.test("search cache: a search inside a rolled-back batch leaves nothing behind", async () => {
   await using s = await openStore();
-  await writeDoc(s.store, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
   await assert.rejects(
-    s.store.batch(async () => {
-      await writeDoc(s.store, s.brain.id, "/b.md", ["a heron inside the batch"]);
-      assert.equal((await s.store.search(query(s.brain.id, "heron"))).length, 2);
+    s.storage.units.withTransaction(async () => {
+      await writeDoc(s.storage, s.brain.id, "/b.md", ["a heron inside the batch"]);
+      assert.equal((await s.storage.search.search(query(s.brain.id, "heron"))).length, 2);
       throw new Error("abandon the batch");
     }),
     /abandon the batch/,
   );
-  assert.deepEqual(paths(await s.store.search(query(s.brain.id, "heron"))), ["/a.md"]);
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))), ["/a.md"]);
 });
 
 Deno.test("SearchCache: least recently used goes first; a new stamp empties it", () => {
@@ -128,12 +127,12 @@ Deno.test("SearchCache: least recently used goes first; a new stamp empties it",
 
 Deno.test("read caches: brains and tokens written by another connection are seen at once", async () => {
   await using s = await openStore();
-  const tokens = new TokenService(s.store);
+  const tokens = new TokenService(s.storage);
   const { token, record } = await tokens.create({ client: "ci", tier: "read" });
   assert.equal((await tokens.verify(token))?.clientId, "ci");
-  assert.equal(await s.store.findBrain("later"), null);
-  assert.equal((await s.store.listBrains()).length, 1);
-  const other = new SqliteStore(openDatabase(s.file));
+  assert.equal(await s.storage.brains.findBrain("later"), null);
+  assert.equal((await s.storage.brains.listBrains()).length, 1);
+  const other = openSqliteStorage(s.file);
   try {
     await new TokenService(other).revoke(record.id);
     await otherBrain(other, "later");
@@ -141,13 +140,13 @@ Deno.test("read caches: brains and tokens written by another connection are seen
     other.close();
   }
   assert.equal(await tokens.verify(token), null, "revoked elsewhere: refused on the next request");
-  assert.equal((await s.store.findBrain("later"))?.slug, "later");
-  assert.deepEqual((await s.store.listBrains()).map((b) => b.slug), ["default", "later"]);
+  assert.equal((await s.storage.brains.findBrain("later"))?.slug, "later");
+  assert.deepEqual((await s.storage.brains.listBrains()).map((b) => b.slug), ["default", "later"]);
 });
 
 Deno.test("read caches: a token revoked or a brain created here is seen at once; rows are frozen", async () => {
   await using s = await openStore();
-  const tokens = new TokenService(s.store);
+  const tokens = new TokenService(s.storage);
   const { token, record } = await tokens.create({
     client: "ci",
     tier: "read",
@@ -156,8 +155,8 @@ Deno.test("read caches: a token revoked or a brain created here is seen at once;
   const grant = await tokens.verify(token);
   assert.deepEqual(grant?.brains, [s.brain.id]);
   assert.throws(() => (grant!.brains as string[]).push("brn_x"), TypeError);
-  await otherBrain(s.store, "later");
-  assert.equal((await s.store.findBrain("later"))?.slug, "later");
+  await otherBrain(s.storage, "later");
+  assert.equal((await s.storage.brains.findBrain("later"))?.slug, "later");
   await tokens.revoke(record.id);
   assert.equal(await tokens.verify(token), null);
 });
@@ -183,15 +182,15 @@ Deno.test("DatabaseStamp: own writes count at once; data_version is re-read afte
 
 Deno.test("read caches: a brain read inside a rolled-back batch does not linger", async () => {
   await using s = await openStore();
-  assert.equal((await s.store.listBrains()).length, 1);
+  assert.equal((await s.storage.brains.listBrains()).length, 1);
   await assert.rejects(
-    s.store.batch(async () => {
-      await otherBrain(s.store, "phantom");
-      assert.equal((await s.store.findBrain("phantom"))?.slug, "phantom");
+    s.storage.units.withTransaction(async () => {
+      await otherBrain(s.storage, "phantom");
+      assert.equal((await s.storage.brains.findBrain("phantom"))?.slug, "phantom");
       throw new Error("abandon the batch");
     }),
     /abandon the batch/,
   );
-  assert.equal(await s.store.findBrain("phantom"), null);
-  assert.deepEqual((await s.store.listBrains()).map((b) => b.slug), ["default"]);
+  assert.equal(await s.storage.brains.findBrain("phantom"), null);
+  assert.deepEqual((await s.storage.brains.listBrains()).map((b) => b.slug), ["default"]);
 });

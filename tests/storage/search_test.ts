@@ -95,7 +95,7 @@ Deno.test("search: a prefix no longer widens to words of forgotten or changed do
   assert.deepEqual(await find(s.service, "swimm*"), []);
   await s.service.forget(ADMIN, { id: doc.id });
   assert.deepEqual(await find(s.service, "lap*"), []);
-  const count = s.store.db.prepare(
+  const count = s.storage.connection.db.prepare(
     "SELECT count(*) AS n FROM chunks_words_vocab WHERE term = 'laps'",
   ).get() as { n: number };
   assert.equal(count.n, 0, "the word list forgets words of deleted chunks");
@@ -177,7 +177,7 @@ Deno.test("search: sort by recency puts the newest match first, relevance the be
   });
   await s.service.remember(ADMIN, { content: "# Misc\n\nnothing", path: "/misc.md" });
   // Make the strong match clearly older, independent of the clock.
-  s.store.db.prepare("UPDATE documents SET updated_at = ? WHERE id = ?").run(
+  s.storage.connection.db.prepare("UPDATE documents SET updated_at = ? WHERE id = ?").run(
     "2020-01-01T00:00:00.000Z",
     strong.id,
   );
@@ -196,7 +196,7 @@ Deno.test("search: relevance_then_recency prefers the newer of two equal matches
   const older = await s.service.remember(ADMIN, { content: "# Note\n\nquince jam", path: "/1.md" });
   await s.service.remember(ADMIN, { content: "# Note\n\nquince jam", path: "/2.md" });
   await s.service.remember(ADMIN, { content: "# Other\n\nplum", path: "/3.md" });
-  s.store.db.prepare("UPDATE documents SET updated_at = ? WHERE id = ?").run(
+  s.storage.connection.db.prepare("UPDATE documents SET updated_at = ? WHERE id = ?").run(
     "2099-01-01T00:00:00.000Z",
     older.id,
   );
@@ -260,9 +260,10 @@ Deno.test("search: a hit carries its chunk, document, title, metadata and ** hig
   assert.ok(Number.isInteger(r.took_ms) && r.took_ms >= 0);
   const [hit] = r.hits;
   assert.match(hit.chunk_id, /^chk_[0-9A-Z]{26}$/);
-  const chunk = s.store.db.prepare("SELECT document_id, body FROM chunks WHERE id = ?").get(
-    hit.chunk_id,
-  ) as { document_id: string; body: string };
+  const chunk = s.storage.connection.db.prepare("SELECT document_id, body FROM chunks WHERE id = ?")
+    .get(
+      hit.chunk_id,
+    ) as { document_id: string; body: string };
   assert.equal(chunk.document_id, doc.id);
   assert.equal(hit.content, chunk.body);
   assert.equal(hit.content, "Toast the walnut halves first.");
@@ -340,7 +341,7 @@ Deno.test("search: a brain's only match is found even when another brain has hun
   await using dir = await tempDir();
   using s = await openService(dir.path);
   await s.service.createBrain({ name: "Busy", slug: "busy", visibility: "private" });
-  await s.store.batch(async () => {
+  await s.storage.units.withTransaction(async () => {
     for (let i = 0; i < 200; i++) {
       await s.service.remember(ADMIN, {
         content: `# Shared ${i}\nshared shared`,

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { EngramError } from "../../src/core/errors.ts";
 import type { SessionRecord, StoredMessage } from "../../src/core/types.ts";
-import { openDatabase } from "../../src/storage/database.ts";
-import { SqliteStore } from "../../src/storage/sqlite_store.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { openStore } from "./_store.ts";
 
 type NewMessage = Omit<StoredMessage, "seq" | "session_id">;
@@ -42,47 +41,51 @@ function isCode(code: string, pattern: RegExp) {
 
 Deno.test("sessions: created, read back and patched; unknown ids are null or not_found", async () => {
   await using s = await openStore();
-  const created = await s.store.createSession(session(s.brain.id));
+  const created = await s.storage.sessions.createSession(session(s.brain.id));
   assert.deepEqual(created, session(s.brain.id));
-  assert.deepEqual(await s.store.getSession("ses_1"), session(s.brain.id));
-  assert.equal(await s.store.getSession("ses_nope"), null);
+  assert.deepEqual(await s.storage.sessions.getSession("ses_1"), session(s.brain.id));
+  assert.equal(await s.storage.sessions.getSession("ses_nope"), null);
 
-  const ended = await s.store.updateSession("ses_1", { ended_at: "2025-01-02T00:00:00.000Z" });
+  const ended = await s.storage.sessions.updateSession("ses_1", {
+    ended_at: "2025-01-02T00:00:00.000Z",
+  });
   assert.equal(ended.ended_at, "2025-01-02T00:00:00.000Z");
   assert.deepEqual(ended.metadata, session(s.brain.id).metadata, "metadata left alone");
 
-  const patched = await s.store.updateSession("ses_1", { metadata: { reflection: "done" } });
+  const patched = await s.storage.sessions.updateSession("ses_1", {
+    metadata: { reflection: "done" },
+  });
   assert.deepEqual(patched.metadata, { reflection: "done" }, "metadata replaced, not merged");
   assert.equal(patched.ended_at, "2025-01-02T00:00:00.000Z", "ended_at left alone");
-  assert.deepEqual(await s.store.getSession("ses_1"), patched);
+  assert.deepEqual(await s.storage.sessions.getSession("ses_1"), patched);
 
   await assert.rejects(
-    () => s.store.updateSession("ses_nope", { ended_at: "2025-01-02T00:00:00.000Z" }),
+    () => s.storage.sessions.updateSession("ses_nope", { ended_at: "2025-01-02T00:00:00.000Z" }),
     isCode("not_found", /session "ses_nope" not found/),
   );
 });
 
 Deno.test("sessions: a taken id is a conflict naming the session, and the first one stays", async () => {
   await using s = await openStore();
-  await s.store.createSession(session(s.brain.id));
+  await s.storage.sessions.createSession(session(s.brain.id));
   await assert.rejects(
-    () => s.store.createSession({ ...session(s.brain.id), client_id: "other" }),
+    () => s.storage.sessions.createSession({ ...session(s.brain.id), client_id: "other" }),
     isCode("conflict", /session "ses_1" already exists/),
   );
-  assert.equal((await s.store.getSession("ses_1"))!.client_id, "claude");
+  assert.equal((await s.storage.sessions.getSession("ses_1"))!.client_id, "claude");
 });
 
 Deno.test("messages: appended in order with increasing seq; name only when given", async () => {
   await using s = await openStore();
-  await s.store.createSession(session(s.brain.id, "ses_a"));
-  await s.store.createSession(session(s.brain.id, "ses_b"));
-  const first = await s.store.appendMessages("ses_a", [
+  await s.storage.sessions.createSession(session(s.brain.id, "ses_a"));
+  await s.storage.sessions.createSession(session(s.brain.id, "ses_b"));
+  const first = await s.storage.sessions.appendMessages("ses_a", [
     msg("hello"),
     msg("hi there", { role: "assistant", metadata: { model: "x" } }),
   ]);
   // Interleave another session so seq is not simply 1, 2, 3 per session.
-  await s.store.appendMessages("ses_b", [msg("elsewhere")]);
-  const second = await s.store.appendMessages("ses_a", [
+  await s.storage.sessions.appendMessages("ses_b", [msg("elsewhere")]);
+  const second = await s.storage.sessions.appendMessages("ses_a", [
     msg("result", { role: "tool", name: "search" }),
   ]);
   const all = [...first, ...second];
@@ -94,26 +97,36 @@ Deno.test("messages: appended in order with increasing seq; name only when given
   assert.equal(all[2].name, "search");
   assert.deepEqual(all[1].metadata, { model: "x" });
 
-  assert.deepEqual(await s.store.listMessages("ses_a"), all, "read back exactly as returned");
-  assert.equal(await s.store.messageCount("ses_a"), 3);
-  assert.equal(await s.store.messageCount("ses_b"), 1);
-  assert.equal(await s.store.messageCount("ses_nope"), 0);
+  assert.deepEqual(
+    await s.storage.sessions.listMessages("ses_a"),
+    all,
+    "read back exactly as returned",
+  );
+  assert.equal(await s.storage.sessions.messageCount("ses_a"), 3);
+  assert.equal(await s.storage.sessions.messageCount("ses_b"), 1);
+  assert.equal(await s.storage.sessions.messageCount("ses_nope"), 0);
 });
 
 Deno.test("messages: afterSeq and last select a window, always in ascending order", async () => {
   await using s = await openStore();
-  await s.store.createSession(session(s.brain.id));
-  const stored = await s.store.appendMessages(
+  await s.storage.sessions.createSession(session(s.brain.id));
+  const stored = await s.storage.sessions.appendMessages(
     "ses_1",
     ["m1", "m2", "m3", "m4", "m5"].map((c) => msg(c)),
   );
   const contents = (ms: StoredMessage[]) => ms.map((m) => m.content);
-  assert.deepEqual(contents(await s.store.listMessages("ses_1", { afterSeq: stored[2].seq })), [
+  assert.deepEqual(
+    contents(await s.storage.sessions.listMessages("ses_1", { afterSeq: stored[2].seq })),
+    [
+      "m4",
+      "m5",
+    ],
+  );
+  assert.deepEqual(contents(await s.storage.sessions.listMessages("ses_1", { last: 2 })), [
     "m4",
     "m5",
   ]);
-  assert.deepEqual(contents(await s.store.listMessages("ses_1", { last: 2 })), ["m4", "m5"]);
-  assert.deepEqual(contents(await s.store.listMessages("ses_1", { last: 10 })), [
+  assert.deepEqual(contents(await s.storage.sessions.listMessages("ses_1", { last: 10 })), [
     "m1",
     "m2",
     "m3",
@@ -121,58 +134,63 @@ Deno.test("messages: afterSeq and last select a window, always in ascending orde
     "m5",
   ]);
   assert.deepEqual(
-    contents(await s.store.listMessages("ses_1", { afterSeq: stored[0].seq, last: 2 })),
+    contents(await s.storage.sessions.listMessages("ses_1", { afterSeq: stored[0].seq, last: 2 })),
     ["m4", "m5"],
   );
   assert.deepEqual(
-    contents(await s.store.listMessages("ses_1", { afterSeq: stored[2].seq, last: 5 })),
+    contents(await s.storage.sessions.listMessages("ses_1", { afterSeq: stored[2].seq, last: 5 })),
     ["m4", "m5"],
   );
-  assert.deepEqual(await s.store.listMessages("ses_1", { last: 0 }), []);
-  assert.deepEqual(await s.store.listMessages("ses_1", { afterSeq: stored[4].seq }), []);
+  assert.deepEqual(await s.storage.sessions.listMessages("ses_1", { last: 0 }), []);
+  assert.deepEqual(await s.storage.sessions.listMessages("ses_1", { afterSeq: stored[4].seq }), []);
 });
 
 Deno.test("messages: an append failing midway writes none of its messages", async () => {
   await using s = await openStore();
-  await s.store.createSession(session(s.brain.id));
-  await s.store.appendMessages("ses_1", [msg("kept")]);
+  await s.storage.sessions.createSession(session(s.brain.id));
+  await s.storage.sessions.appendMessages("ses_1", [msg("kept")]);
   // The role CHECK constraint fails at the second insert, after the first went in.
   const bad = msg("bad", { role: "robot" as NewMessage["role"] });
   await assert.rejects(
-    () => s.store.appendMessages("ses_1", [msg("lost"), bad]),
+    () => s.storage.sessions.appendMessages("ses_1", [msg("lost"), bad]),
     isCode("internal", /CHECK constraint/),
   );
-  assert.deepEqual((await s.store.listMessages("ses_1")).map((m) => m.content), ["kept"]);
+  assert.deepEqual((await s.storage.sessions.listMessages("ses_1")).map((m) => m.content), [
+    "kept",
+  ]);
 });
 
 Deno.test("messages: an unknown session is not_found, a reused message id a conflict", async () => {
   await using s = await openStore();
   await assert.rejects(
-    () => s.store.appendMessages("ses_nope", [msg("x")]),
+    () => s.storage.sessions.appendMessages("ses_nope", [msg("x")]),
     isCode("not_found", /session "ses_nope" not found/),
   );
-  await s.store.createSession(session(s.brain.id));
-  const [m] = await s.store.appendMessages("ses_1", [msg("x")]);
+  await s.storage.sessions.createSession(session(s.brain.id));
+  const [m] = await s.storage.sessions.appendMessages("ses_1", [msg("x")]);
   await assert.rejects(
-    () => s.store.appendMessages("ses_1", [msg("y"), msg("z", { id: m.id })]),
+    () => s.storage.sessions.appendMessages("ses_1", [msg("y"), msg("z", { id: m.id })]),
     isCode("conflict", new RegExp(`message "${m.id}" already exists`)),
   );
   const twice = msg("twice");
   await assert.rejects(
-    () => s.store.appendMessages("ses_1", [twice, twice]),
+    () => s.storage.sessions.appendMessages("ses_1", [twice, twice]),
     isCode("conflict", /already exists/),
   );
-  assert.equal(await s.store.messageCount("ses_1"), 1);
+  assert.equal(await s.storage.sessions.messageCount("ses_1"), 1);
 });
 
 Deno.test("sessions: readable from a second connection on the same file", async () => {
   await using s = await openStore();
-  await s.store.createSession(session(s.brain.id));
-  await s.store.appendMessages("ses_1", [msg("shared")]);
-  const other = new SqliteStore(openDatabase(s.file));
+  await s.storage.sessions.createSession(session(s.brain.id));
+  await s.storage.sessions.appendMessages("ses_1", [msg("shared")]);
+  const other = openSqliteStorage(s.file);
   try {
-    assert.deepEqual(await other.getSession("ses_1"), session(s.brain.id));
-    assert.deepEqual(await other.listMessages("ses_1"), await s.store.listMessages("ses_1"));
+    assert.deepEqual(await other.sessions.getSession("ses_1"), session(s.brain.id));
+    assert.deepEqual(
+      await other.sessions.listMessages("ses_1"),
+      await s.storage.sessions.listMessages("ses_1"),
+    );
   } finally {
     other.close();
   }

@@ -39,7 +39,7 @@ export async function consolidateCommand(argv: string[], ctx: CommandContext): P
     for (const slug of brains) {
       try {
         reports.push(
-          await consolidate(runtime.service, CLI_CALLER, {
+          await consolidate({ service: runtime.service, locks: runtime.locks }, CLI_CALLER, {
             brain: slug,
             dryRun: Boolean(args.values["dry-run"]),
             settings: consolidateSettings(config),

@@ -10,7 +10,7 @@ import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.
 import type { CommandContext } from "../context.ts";
 import { terminalProgress } from "../progress.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
-import { BATCH_ROLLED_BACK } from "../../storage/sqlite_store.ts";
+import { ROLLED_BACK } from "../../core/ports/unit_of_work.ts";
 
 /** Usage of `engram ingest`. */
 export const INGEST_SPEC: CommandSpec = {
@@ -105,7 +105,6 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
               as: as as Format | undefined,
               roots: null,
               cwd: ctx.cwd,
-              queueBytes: Infinity,
               docPath: item.path,
             });
           results[index] = { source: item.source, result };
@@ -122,9 +121,9 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
       batchEnd = Math.min(next + BATCH, items.length);
       const run = () => Promise.all(Array.from({ length: CONCURRENCY }, worker));
       try {
-        await runtime.store.batch(run);
+        await runtime.service.atomically(run);
       } catch (err) {
-        if ((err as Error).cause !== BATCH_ROLLED_BACK) throw err;
+        if ((err as Error).cause !== ROLLED_BACK) throw err;
         // Replay the rolled-back batch one file per transaction, so only the bad file fails.
         next = from;
         finished -= batchEnd - from;

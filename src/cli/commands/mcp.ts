@@ -4,8 +4,6 @@
  */
 import { summariseAudit } from "../../core/audit_report.ts";
 import { EngramError } from "../../core/errors.ts";
-import { auditDrops } from "../../storage/audit_drops.ts";
-import { auditSamples } from "../../storage/audit_samples.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
@@ -60,14 +58,13 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
   }
   if (sub !== "report") throw usageError(MCP_SPEC, `unknown subcommand "${sub}"`);
   const since = sinceTime(args.values.since as string | undefined);
-  return await withRuntime(ctx, configFlags(args.values), (runtime) => {
-    const db = runtime.store.db;
-    const report = summariseAudit(auditSamples(db, since), since, {
-      drops: auditDrops(db, since),
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+    const report = await summariseAudit(runtime.audit.auditSamples(since), since, {
+      drops: await runtime.audit.auditDrops(since),
     });
     if (args.values.json) {
       ctx.out.json(report);
-      return Promise.resolve(0);
+      return 0;
     }
     ctx.out.line(
       `${report.calls} call(s), ${report.errors} error(s) since ${report.since.slice(0, 19)}Z`,
@@ -102,7 +99,7 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
         ]),
       ]));
     }
-    return Promise.resolve(0);
+    return 0;
   });
 }
 

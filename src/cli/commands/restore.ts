@@ -1,7 +1,6 @@
 /** @module `engram restore FILE`: replace the database with a backup, then migrate it. */
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.ts";
-import { summarizeDatabase } from "../../storage/database_summary.ts";
 import { restoreDatabase } from "../../storage/restore.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
@@ -38,7 +37,7 @@ export async function restoreCommand(argv: string[], ctx: CommandContext): Promi
   const runtime = await openRuntime(config);
   let now;
   try {
-    now = summarizeDatabase(runtime.store.db);
+    now = await runtime.health.contents();
   } finally {
     runtime.close();
   }

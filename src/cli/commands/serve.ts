@@ -1,7 +1,6 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
 import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
-import { TokenService } from "../../core/bearer_tokens.ts";
 import type { Tier } from "../../core/types.ts";
 import { createHttpApp } from "../../http/app.ts";
 import { anonymousVerifier } from "../../http/auth.ts";
@@ -57,13 +56,12 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   logger.debug("permissions revoked", { revoked });
 
   const jobs = createJobRunner(runtime, { config, logger });
-  const tokens = new TokenService(runtime.store);
   const app = createHttpApp({
     settings: { ...config.http, host },
     mcp: sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs }),
-    verifyToken: noAuth ? anonymousVerifier(tier) : (token) => tokens.verify(token),
+    verifyToken: noAuth ? anonymousVerifier(tier) : (token) => runtime.tokens.verify(token),
     anonymous: noAuth,
-    ready: () => runtime.store.db.prepare("SELECT 1").get() !== undefined,
+    ready: () => runtime.health.ready(),
     logger,
   });
   let server;

@@ -1,12 +1,12 @@
 /** @module `engram tokens create | list | revoke`: bearer tokens for `engram serve`. */
-import { CreateTokenInput, type TokenRecord, TokenService } from "../../core/bearer_tokens.ts";
+import { CreateTokenInput, type TokenRecord } from "../../core/bearer_tokens.ts";
 import type { Brain } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { groupHelpText, type GroupSpec } from "../group_help.ts";
 import { table } from "../output.ts";
-import { withRuntime } from "../runtime.ts";
+import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
 /** Usage of `engram tokens create`. */
 export const TOKENS_CREATE_SPEC: CommandSpec = {
@@ -94,8 +94,8 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
     brains: args.values.brain,
   }, "tokens create");
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
-    const { token, record } = await new TokenService(runtime.store).create(input);
-    const brains = slugsOf(record, await runtime.store.listBrains());
+    const { token, record } = await runtime.tokens.create(input);
+    const brains = slugsOf(record, await runtime.service.listBrains(CLI_CALLER));
     if (args.values.json) {
       ctx.out.json({
         token,
@@ -125,8 +125,8 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, TOKENS_LIST_SPEC, ctx.out);
   if (!args) return 0;
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
-    const records = await new TokenService(runtime.store).list();
-    const brains = await runtime.store.listBrains();
+    const records = await runtime.tokens.list();
+    const brains = await runtime.service.listBrains(CLI_CALLER);
     const items = records.map((r) => view(r, brains));
     if (args.values.json) ctx.out.json({ items });
     else if (items.length === 0) {
@@ -154,8 +154,8 @@ async function revoke(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, TOKENS_REVOKE_SPEC, ctx.out);
   if (!args) return 0;
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
-    const record = await new TokenService(runtime.store).revoke(args.positionals[0]);
-    if (args.values.json) ctx.out.json(view(record, await runtime.store.listBrains()));
+    const record = await runtime.tokens.revoke(args.positionals[0]);
+    if (args.values.json) ctx.out.json(view(record, await runtime.service.listBrains(CLI_CALLER)));
     else ctx.out.line(`revoked token ${record.id} (client ${record.client_id})`);
     return 0;
   });

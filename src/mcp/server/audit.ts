@@ -2,11 +2,13 @@
 import { sha256Hex } from "../../core/hash.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
+import type { AuditSink } from "../../core/ports/audit_log.ts";
 import type { AuditEntry, CallerContext } from "../../core/types.ts";
 
-/** Who made the call and where the row goes. */
+/** Who made the call, what it read from, and where the row goes. */
 export interface AuditContext {
   service: MemoryService;
+  audit: AuditSink;
   caller: CallerContext;
   logger: Logger;
   /** The process's own log, never forwarded to the client: where internal error detail goes. */
@@ -32,7 +34,7 @@ export async function auditCall(ctx: AuditContext, call: AuditedCall): Promise<v
   const outcome = call.errorCode === null ? "ok" : "error";
   ctx.logger.debug(`${call.kind} ${call.name}: ${call.errorCode ?? outcome} in ${latency} ms`);
   try {
-    await ctx.service.store.audit({
+    await ctx.audit.audit({
       client_id: ctx.caller.clientId,
       transport: ctx.caller.transport,
       session_id: ctx.caller.sessionId ?? null,

@@ -138,7 +138,7 @@ async function texts(deps: CompletionDeps, brain: string | undefined, typed: str
 async function documents(deps: CompletionDeps, brainRef: string | undefined) {
   try {
     const brain = await deps.service.brain(deps.caller, brainRef || undefined);
-    return await deps.service.store.listDocuments(brain.id, { prefix: "/" });
+    return await deps.service.documentsUnder(brain, "/");
   } catch {
     // A half-typed or unknown brain just has nothing to suggest.
     return [];

@@ -8,10 +8,8 @@ export async function documentById(
   ctx: { service: MemoryService; caller: CallerContext },
   id: string,
 ): Promise<DocumentWithContent> {
-  for (const brain of await ctx.service.listBrains(ctx.caller)) {
-    const doc = await ctx.service.store.readDocument(brain.id, { id });
-    if (doc && doc.deleted_at === null) return doc;
-  }
+  const doc = await ctx.service.findById(ctx.caller, id);
+  if (doc) return doc;
   throw new EngramError("not_found", `document ${id} not found`);
 }
 

@@ -21,6 +21,10 @@ import type { JobRunner } from "../../core/job_runner.ts";
 import type { ConsolidateSettings } from "../../core/consolidate.ts";
 import type { ProviderSet } from "../../providers/stack.ts";
 import type { MemoryModel } from "../../core/ports/language_model.ts";
+import type { AuditSink } from "../../core/ports/audit_log.ts";
+import type { JobQueue } from "../../core/ports/job_queue.ts";
+import type { LockStore } from "../../core/ports/lock_store.ts";
+import type { SessionStore } from "../../core/ports/session_store.ts";
 import { type CallerContext, tierAllows } from "../../core/types.ts";
 import { paginate } from "./pagination.ts";
 import { registerLogging } from "./client_logging.ts";
@@ -41,6 +45,10 @@ export const SERVER_NAME = "engram";
 /** What the server factory needs. */
 export interface ServerDeps {
   service: MemoryService;
+  sessions: SessionStore;
+  jobQueue: JobQueue;
+  locks: LockStore;
+  audit: AuditSink;
   caller: CallerContext;
   logger: Logger;
   version: string;
@@ -97,6 +105,7 @@ export function createMcpServer(deps: ServerDeps): Server {
   const log = registerLogging(server, deps.logger);
   const session = {
     service: deps.service,
+    audit: deps.audit,
     caller: deps.caller,
     logger: log.logger,
     serverLogger: deps.logger,
@@ -146,6 +155,10 @@ export function createMcpServer(deps: ServerDeps): Server {
       if (QUERY_TOOLS.has(tool.name) && typeof query === "string") recent.add(query);
       return dispatchTool(tool, request.params.arguments, {
         service: deps.service,
+        sessions: deps.sessions,
+        jobQueue: deps.jobQueue,
+        locks: deps.locks,
+        audit: deps.audit,
         caller: deps.caller,
         logger: log.forRequest(extra.sendNotification),
         serverLogger: deps.logger,

@@ -193,7 +193,7 @@ export async function dailyBriefing(
   );
   const max = Math.floor(text.remaining / Math.max(live.length, 1));
   for (const item of live) {
-    const doc = await readLive(ctx, brain, item.document_id);
+    const doc = await ctx.service.readLive(brain, { id: item.document_id });
     if (doc) text.document(doc, { max: Math.min(max, 1500), label: item.action });
   }
   return {
@@ -228,15 +228,10 @@ async function readAll(ctx: PromptContext, brain: Brain, ids: string[]) {
   const docs: DocumentWithContent[] = [];
   for (const id of new Set(ids)) {
     if (docs.length >= CONTEXT_DOCUMENTS) break;
-    const doc = await readLive(ctx, brain, id);
+    const doc = await ctx.service.readLive(brain, { id });
     if (doc) docs.push(doc);
   }
   return docs;
-}
-
-async function readLive(ctx: PromptContext, brain: Brain, id: string) {
-  const doc = await ctx.service.store.readDocument(brain.id, { id });
-  return doc && doc.deleted_at === null ? doc : null;
 }
 
 function detailsOf(doc: DocumentWithContent): string {

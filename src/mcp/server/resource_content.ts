@@ -50,7 +50,7 @@ export async function readTarget(
 async function status(ctx: ResourceContext) {
   const brains = await Promise.all(
     (await ctx.service.listBrains(ctx.caller)).map(async (b) => {
-      const s = await ctx.service.store.stats(b.id);
+      const s = await ctx.service.stats(ctx.caller, { brain: b.id });
       return {
         id: b.id,
         slug: b.slug,
@@ -78,7 +78,7 @@ function brainEntry(b: Brain) {
 /** One page of a brain's live documents, oldest first so a cursor stays valid as documents are added. */
 async function listing(ctx: ResourceContext, brainRef: string, cursor?: string) {
   const brain = await ctx.service.brain(ctx.caller, brainRef);
-  const docs = await ctx.service.store.listDocuments(brain.id, { prefix: "/" });
+  const docs = await ctx.service.documentsUnder(brain, "/");
   const { page, nextCursor } = paginate(docs, cursor);
   return json({
     brain: { id: brain.id, slug: brain.slug },

@@ -4,7 +4,7 @@
  * this session, another session of this process, or (by the change feed's poll) another process.
  */
 import { type Server, SubscribeRequestSchema, UnsubscribeRequestSchema } from "../sdk.ts";
-import { mayAccess } from "../../core/brains.ts";
+import { EngramError } from "../../core/errors.ts";
 import type { DocumentChange } from "../../core/change_feed.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
@@ -35,13 +35,22 @@ export function registerSubscriptions(server: Server, deps: SubscriptionDeps): (
   let stopWatching: (() => void) | undefined;
 
   const brainOf = async (id: string) => {
-    if (!brains.has(id)) brains.set(id, await deps.service.store.findBrain(id));
+    if (!brains.has(id)) {
+      // A brain this caller may not see is reported like a missing one: nothing to announce.
+      brains.set(
+        id,
+        await deps.service.brain(deps.caller, id).catch((err) => {
+          if (err instanceof EngramError && err.code === "no_brain") return null;
+          throw err;
+        }),
+      );
+    }
     return brains.get(id)!;
   };
 
   const onChange = async (change: DocumentChange) => {
     const brain = await brainOf(change.brainId);
-    if (!brain || !mayAccess(deps.caller, brain)) return;
+    if (!brain) return;
     const uris = new Set<string>();
     for (const key of keysOf(change, brain)) {
       for (const uri of subscribed.get(key) ?? []) uris.add(uri);

@@ -7,10 +7,21 @@ import type { IngestContext } from "../../ingest/context.ts";
 import type { MemoryModel } from "../../core/ports/language_model.ts";
 import type { ConsolidateSettings } from "../../core/consolidate.ts";
 import type { JobRunner } from "../../core/job_runner.ts";
+import type { AuditSink } from "../../core/ports/audit_log.ts";
+import type { JobQueue } from "../../core/ports/job_queue.ts";
+import type { LockStore } from "../../core/ports/lock_store.ts";
+import type { SessionStore } from "../../core/ports/session_store.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
   service: MemoryService;
+  /** Conversation sessions (memory_extract, memory_recall, memory_reflect). */
+  sessions: SessionStore;
+  /** The durable job queue (extraction jobs, memory_job where no runner works here). */
+  jobQueue: JobQueue;
+  /** Cross-process locks (memory_consolidate). */
+  locks: LockStore;
+  audit: AuditSink;
   caller: CallerContext;
   /** This session's log: stderr, and the client once it set a level (logging/setLevel). */
   logger: Logger;

@@ -35,7 +35,7 @@ export const memoryConsolidate = defineTool({
     openWorldHint: false,
   },
   run: async (ctx, args) => ({
-    result: await consolidate(ctx.service, ctx.caller, {
+    result: await consolidate({ service: ctx.service, locks: ctx.locks }, ctx.caller, {
       brain: args.brain,
       dryRun: args.dry_run,
       settings: ctx.consolidate,

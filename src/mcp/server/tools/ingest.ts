@@ -59,7 +59,7 @@ export const memoryIngestFile = defineTool({
       as: args.as,
       roots: [...ingest.roots, ...(await ingest.clientRoots?.() ?? [])],
       cwd: ingest.cwd,
-      queueBytes: ingest.queueBytes,
+      queue: { bytes: ingest.queueBytes, jobs: ctx.jobQueue },
       signal: ctx.signal,
     });
     if (r.status === "queued") ctx.jobs?.kick();
@@ -121,7 +121,7 @@ export const memoryJob = defineTool({
   run: async (ctx, args) => {
     const job = ctx.jobs
       ? await ctx.jobs.wait(args.job_id, args.wait_ms)
-      : await ctx.service.store.getJob(args.job_id);
+      : await ctx.jobQueue.getJob(args.job_id);
     if (!job) throw new EngramError("not_found", `job ${args.job_id} not found`);
     const brains = await ctx.service.listBrains(ctx.caller);
     if (!brains.some((b) => b.id === job.brain_id)) {

@@ -23,7 +23,7 @@ export const memoryRecall = defineTool({
     brain_id: z.string(),
   }),
   annotations: READ_ONLY,
-  run: (ctx, args) => recall(ctx.service, ctx.caller, args),
+  run: (ctx, args) => recall({ service: ctx.service, sessions: ctx.sessions }, ctx.caller, args),
   summary: (r: RecallResult | SearchResult) =>
     "chunks" in r
       ? searchSummary({ query: r.query, brain_id: r.brain_id, hits: r.chunks, took_ms: r.took_ms })

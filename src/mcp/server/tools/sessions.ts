@@ -35,7 +35,11 @@ export const memoryExtract = defineTool({
   }),
   annotations: WRITES,
   run: async (ctx, args) => {
-    const result = await extract(ctx.service, ctx.caller, args);
+    const result = await extract(
+      { service: ctx.service, sessions: ctx.sessions, jobs: ctx.jobQueue },
+      ctx.caller,
+      args,
+    );
     ctx.jobs?.kick();
     return result;
   },
@@ -67,7 +71,11 @@ export const memoryReflect = defineTool({
   }),
   annotations: ADDITIVE,
   run: async (ctx, args) => {
-    const result = await reflect({ service: ctx.service, model: ctx.model }, ctx.caller, args);
+    const result = await reflect(
+      { service: ctx.service, sessions: ctx.sessions, jobs: ctx.jobQueue, model: ctx.model },
+      ctx.caller,
+      args,
+    );
     if (result.extraction_job_id) ctx.jobs?.kick();
     return result;
   },

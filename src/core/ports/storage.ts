@@ -1,0 +1,51 @@
+/**
+ * @module Everything one storage backend provides, as the composition root receives it. Consumers
+ * never take this whole bundle: each is handed the narrow ports it uses.
+ */
+import type { AuditReader, AuditSink } from "./audit_log.ts";
+import type { BrainStore } from "./brain_store.ts";
+import type { DocumentStore } from "./document_store.ts";
+import type { JobQueue } from "./job_queue.ts";
+import type { LockStore } from "./lock_store.ts";
+import type { SearchIndex } from "./search_index.ts";
+import type { SessionStore } from "./session_store.ts";
+import type { TokenStore } from "./token_store.ts";
+import type { UnitOfWork } from "./unit_of_work.ts";
+import type { VectorIndex } from "./vector_index.ts";
+
+/** What a database holds, for the operator (after a restore, say). */
+export interface StorageContents {
+  /** The schema version the database is at. */
+  schema_version: number;
+  brains: number;
+  /** Live documents (not forgotten). */
+  documents: number;
+  /** Every stored version of every document, forgotten ones included. */
+  versions: number;
+  sessions: number;
+}
+
+/** Health and contents of the storage, for supervisors and maintenance commands. */
+export interface StorageHealth {
+  /** Whether the database answers (for /readyz). */
+  ready(): Promise<boolean>;
+  /** Counts of what the database holds. */
+  contents(): Promise<StorageContents>;
+}
+
+/** One storage backend's ports, sharing one unit of work. */
+export interface Storage {
+  brains: BrainStore;
+  documents: DocumentStore;
+  search: SearchIndex;
+  vectors: VectorIndex;
+  jobs: JobQueue;
+  sessions: SessionStore;
+  locks: LockStore;
+  tokens: TokenStore;
+  audit: AuditSink & AuditReader;
+  units: UnitOfWork;
+  health: StorageHealth;
+  /** Writes what is pending (audit rows) and releases the connection. */
+  close(): void;
+}

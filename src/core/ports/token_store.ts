@@ -1,0 +1,35 @@
+/** @module The bearer-token port: token rows, kept by hash, never the token itself. */
+import type { Tier } from "../types.ts";
+
+/** A token as stored and listed; never the token itself nor its hash. */
+export interface TokenRecord {
+  id: string;
+  client_id: string;
+  tier: Tier;
+  /** Brain ids (not slugs: renaming a brain must not change what a token reaches), or `"*"`. */
+  brains: string[] | "*";
+  /** The first characters of the secret after `egt_`, to tell tokens apart in listings. */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A record with the hash it is looked up by; only the store and the token service see it. */
+export interface StoredToken extends TokenRecord {
+  token_hash: string;
+}
+
+/** Persistence the token service needs. */
+export interface TokenStore {
+  /** Inserts a new token. */
+  insertToken(token: StoredToken): Promise<void>;
+  /** Every token, oldest first, revoked ones included. */
+  listTokens(): Promise<TokenRecord[]>;
+  /** The token with this hash, revoked or not, or null. */
+  findTokenByHash(hash: string): Promise<StoredToken | null>;
+  /** Sets revoked_at unless already set; null when no such id, else the row and whether this call revoked it. */
+  revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null>;
+  /** Sets last_used_at to `at` unless it is already later than `options.olderThan`. */
+  touchToken(id: string, at: string, options: { olderThan: string }): Promise<void>;
+}

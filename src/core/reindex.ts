@@ -1,0 +1,50 @@
+/**
+ * @module Re-chunking and re-indexing a brain (memory_reindex): after a chunker change or a damaged
+ * index, every live document gets its chunks and links again, and — when vectors are on — every
+ * chunk missing a vector is embedded.
+ */
+import { backfillVectors } from "./embedding.ts";
+import { chunkMarkdown } from "./markdown/chunker.ts";
+import { parseLinks } from "./markdown/links.ts";
+import type { DocumentStore } from "./ports/document_store.ts";
+import type { Embedder } from "./ports/language_model.ts";
+import type { SearchIndex } from "./ports/search_index.ts";
+import type { VectorIndex } from "./ports/vector_index.ts";
+import type { Brain } from "./types.ts";
+
+/** What a reindex did. */
+export interface ReindexReport {
+  brain_id: string;
+  documents: number;
+  chunks: number;
+  embedded: number;
+  took_ms: number;
+}
+
+/** Re-chunks every live document of `brain`, then embeds what has no vector. */
+export async function reindexBrain(
+  ports: { documents: DocumentStore; search: SearchIndex; vectors: VectorIndex },
+  brain: Brain,
+  options: { embedder?: Embedder } = {},
+): Promise<ReindexReport> {
+  const started = performance.now();
+  let documents = 0;
+  let chunks = 0;
+  for await (const doc of ports.documents.liveDocuments(brain.id)) {
+    const c = chunkMarkdown(doc.content);
+    await ports.search.replaceIndex(doc.id, c, parseLinks(doc.content, doc.path));
+    documents++;
+    chunks += c.length;
+  }
+  // Re-chunking dropped the old vectors; embed everything missing (also after an outage).
+  const embedded = options.embedder
+    ? await backfillVectors(ports.vectors, brain.id, options.embedder)
+    : 0;
+  return {
+    brain_id: brain.id,
+    documents,
+    chunks,
+    embedded,
+    took_ms: Math.round(performance.now() - started),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * @module The SearchIndex port over SQLite FTS5: ranked search (with recent results cached until
+ * the database changes), re-chunking, and the links and tags indexed beside the chunks.
+ */
+import type { SearchIndex } from "../core/ports/search_index.ts";
+import type {
+  Backlink,
+  ChunkInput,
+  DocumentRecord,
+  LinkInput,
+  SearchHit,
+  SearchQuery,
+  TagCount,
+} from "../core/types.ts";
+import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+import { backlinks, searchChunks, tagCounts } from "./sqlite_queries.ts";
+import { writeIndex } from "./sqlite_writes.ts";
+
+/** The full-text index over one connection. */
+export class SqliteSearchIndex implements SearchIndex {
+  readonly #conn: SqliteConnection;
+  readonly #searches: SearchCache;
+
+  /** `options.searchCacheMb`: the search cache's budget in MiB (0 turns the cache off). */
+  constructor(conn: SqliteConnection, options: { searchCacheMb?: number } = {}) {
+    this.#conn = conn;
+    this.#searches = new SearchCache(
+      (options.searchCacheMb ?? DEFAULT_SEARCH_CACHE_MB) * 1024 * 1024,
+    );
+  }
+
+  search(query: SearchQuery): Promise<SearchHit[]> {
+    return this.#conn.read(() => {
+      const search = () => searchChunks(this.#conn.cached, query);
+      if (!this.#searches.enabled) return search();
+      return this.#conn.throughCache(this.#searches, query, search)!;
+    });
+  }
+
+  replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
+    return this.#conn.write(() => {
+      const row = this.#conn.prepare("SELECT brain_id, title FROM documents WHERE id = ?")
+        .get(documentId) as { brain_id: string; title: string } | undefined;
+      if (!row) return;
+      writeIndex(this.#conn.cached, { id: documentId, brainId: row.brain_id, title: row.title }, {
+        chunks,
+        links,
+      });
+    });
+  }
+
+  chunkCount(documentId: string): Promise<number> {
+    return this.#conn.read(() =>
+      (this.#conn.prepare("SELECT count(*) AS n FROM chunks WHERE document_id = ?")
+        .get(documentId) as { n: number }).n
+    );
+  }
+
+  backlinks(brainId: string, target: DocumentRecord): Promise<Backlink[]> {
+    return this.#conn.read(() => backlinks(this.#conn.cached, brainId, target));
+  }
+
+  tags(brainId: string): Promise<TagCount[]> {
+    return this.#conn.read(() => tagCounts(this.#conn.cached, brainId));
+  }
+}
