@@ -10,12 +10,18 @@ import { RUN_CEILING } from "../config/permissions.ts";
 /** The permission-scoped modes. */
 export type Mode = "serve" | "stdio" | "cli" | "ingest";
 
-/** Commands the config allows stdio upstream servers to launch (global and per-server lists). */
+/**
+ * Commands the config allows stdio upstream servers to launch (global and per-server lists), plus
+ * the helpers around them: `kill` stops a server's process group, `bwrap` runs `restricted` ones.
+ */
 export function configuredRunAllowlist(config: ResolvedConfig): string[] {
-  const perServer = config.mcp.mcp_servers.flatMap((s) =>
-    Array.isArray(s.stdio_allowed_commands) ? (s.stdio_allowed_commands as string[]) : []
-  );
-  return [...new Set([...config.mcp.stdio_allowed_commands, ...perServer])];
+  const stdio = config.mcp.mcp_servers.flatMap((s) => s.transport === "stdio" ? [s] : []);
+  const perServer = stdio.flatMap((s) => s.stdio_allowed_commands);
+  const helpers = [
+    ...(stdio.length ? ["kill"] : []),
+    ...(stdio.some((s) => s.sandbox_profile === "restricted") ? ["bwrap"] : []),
+  ];
+  return [...new Set([...config.mcp.stdio_allowed_commands, ...perServer, ...helpers])];
 }
 
 /** Revokes what `mode` does not need. Call after config is loaded and the database is open. */

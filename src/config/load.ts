@@ -2,6 +2,12 @@
 import { EngramError } from "../core/errors.ts";
 import type { Tier } from "../core/types.ts";
 import type { EnvSnapshot } from "./env.ts";
+import {
+  isDeferredReference,
+  literalSecretPaths,
+  type McpKeySources,
+  mcpKeySources,
+} from "./mcp_servers.ts";
 import { dataDirectory, expandHome, joinPath } from "./paths.ts";
 import { ConfigSchema, type FileConfig, LOG_LEVELS } from "./schema.ts";
 import { parseYamlSource, type YamlSource } from "./yaml_source.ts";
@@ -32,7 +38,8 @@ export interface ResolvedConfig {
   server: { host: string; port: number };
   /** The whole `server:` section (origins, limits, timeouts) for `engram serve`. */
   http: FileConfig["server"];
-  mcp: FileConfig["mcp"];
+  /** The `mcp:` section; `sources` holds the YAML line of each key of each YAML-defined server. */
+  mcp: FileConfig["mcp"] & { sources: McpKeySources };
   ingest: FileConfig["ingest"];
   providers: FileConfig["providers"];
   consolidate: FileConfig["consolidate"];
@@ -50,12 +57,14 @@ export function loadConfig(
   const { env, cwd } = options;
   const file = findConfigFile(flags, env, cwd);
   let parsed: FileConfig;
+  let sources: McpKeySources = {};
   if (file) {
     const text = readConfigText(file);
     const source = parseYamlSource(file, text);
     checkSecretReferences(source);
     const interpolated = interpolate(source.value, [], source, env);
     parsed = validate(interpolated, source);
+    sources = mcpKeySources(source);
   } else {
     parsed = ConfigSchema.parse({});
   }
@@ -91,6 +100,7 @@ export function loadConfig(
     mcp: {
       ...parsed.mcp,
       allowed_file_roots: parsed.mcp.allowed_file_roots.map((r) => expandHome(r, env)),
+      sources,
     },
     ingest: parsed.ingest,
     providers: parsed.providers,
@@ -156,6 +166,15 @@ function readConfigText(file: string): string {
 
 /** Provider keys must be `${VAR}` references: a key written into the file would end up in backups and repos. */
 function checkSecretReferences(source: YamlSource): void {
+  const secret = literalSecretPaths(source.value)[0];
+  if (secret) {
+    throw new EngramError(
+      "invalid_argument",
+      `config ${where(source, secret)}: write the secret as an environment reference such as \${${
+        String(secret[4]).toUpperCase().replace(/[^A-Z0-9]/g, "_")
+      }}; secrets are never stored in the config file`,
+    );
+  }
   const providers = (source.value as { providers?: unknown } | null)?.providers;
   if (!Array.isArray(providers)) return;
   providers.forEach((p, i) => {
@@ -180,6 +199,8 @@ function interpolate(
   env: EnvSnapshot,
 ): unknown {
   if (typeof value === "string") {
+    // Upstream servers' env and headers are expanded when that server starts (mcp_servers.ts).
+    if (isDeferredReference(path)) return value;
     return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
       if (whole.startsWith("$$")) return whole.slice(1);
       const v = env.get(name);

@@ -1,19 +1,33 @@
 /** @module The Deno permission ceiling baked into the binary; one source for the compile task and the tests. */
 
 /**
+ * The reviewed launchers stdio upstream servers may be started with. A build can ship another
+ * list (`deno task compile --allow-run=a,b`); nothing outside the baked list can ever start.
+ */
+export const REVIEWED_LAUNCHERS: readonly string[] = ["npx", "node", "deno", "uvx", "docker"];
+
+/**
+ * Programs engram itself runs around an upstream server, never as one: `bwrap` is the
+ * `restricted` sandbox (under it Deno sees only bwrap; engram's launch rules cover the inner
+ * command), and `kill` signals a server's whole process group, because `Deno.kill` needs an
+ * unrestricted `--allow-run` and `ChildProcess.kill` reaches only the direct child.
+ */
+export const LAUNCH_HELPERS: readonly string[] = ["bwrap", "kill"];
+
+/**
  * Commands the compiled binary may ever spawn. It is a list, never a bare `--allow-run`, so a mode
  * can revoke single commands and Deno itself refuses anything else (the floor under launch rules).
  */
-export const RUN_CEILING: readonly string[] = ["npx", "uvx", "deno", "node"];
+export const RUN_CEILING: readonly string[] = [...REVIEWED_LAUNCHERS, ...LAUNCH_HELPERS];
 
-/** `deno run`/`deno compile` flags for the ceiling. */
-export function ceilingFlags(): string[] {
+/** `deno run`/`deno compile` flags for the ceiling; `run` replaces the default command list. */
+export function ceilingFlags(run: readonly string[] = RUN_CEILING): string[] {
   return [
     "--allow-read",
     "--allow-write",
     "--allow-env",
     "--allow-net",
-    `--allow-run=${RUN_CEILING.join(",")}`,
+    `--allow-run=${run.join(",")}`,
   ];
 }
 
@@ -24,11 +38,26 @@ export function ceilingFlags(): string[] {
 export const V8_FLAGS = "--v8-flags=--max-semi-space-size=1";
 
 /** Flags for running or compiling engram: V8 settings, then the permission ceiling. */
-export function launchFlags(): string[] {
-  return [V8_FLAGS, ...ceilingFlags()];
+export function launchFlags(run: readonly string[] = RUN_CEILING): string[] {
+  return [V8_FLAGS, ...ceilingFlags(run)];
 }
 
 /** `deno run` arguments that start main.ts the way the compiled binary runs. */
 export function engramRunArgs(main: string, args: string[]): string[] {
   return ["run", "-q", ...launchFlags(), main, ...args];
+}
+
+/**
+ * Parses a `--allow-run=a,b` list for a custom build: names or absolute paths, no empty entries,
+ * never empty (a bare `--allow-run` would let a mode revoke nothing).
+ */
+export function parseRunList(text: string): string[] {
+  const list = text.split(",").map((c) => c.trim());
+  const bad = list.find((c) => c === "" || /[\s=]/.test(c));
+  if (list.length === 0 || bad !== undefined) {
+    throw new Error(
+      `--allow-run needs a comma-separated list of commands such as npx,node,bwrap,kill; got "${text}"`,
+    );
+  }
+  return [...new Set(list)];
 }

@@ -47,7 +47,14 @@ Deno.test("config: with no file anywhere, defaults apply and configFile is null"
   assert.deepEqual(c.server, { host: "127.0.0.1", port: 8787 });
   assert.equal(c.defaultBrain, undefined);
   assert.deepEqual(c.providers, []);
-  assert.deepEqual(c.mcp, { stdio_allowed_commands: [], allowed_file_roots: [], mcp_servers: [] });
+  assert.deepEqual(c.mcp, {
+    stdio_allowed_commands: [],
+    allowed_file_roots: [],
+    review_keys: [],
+    max_result_bytes: 10 * 1024 * 1024,
+    mcp_servers: [],
+    sources: {},
+  });
   assert.equal(c.dataDir, `${dir.path}/xdg-data/engram`);
   assert.equal(c.dbFile, `${dir.path}/xdg-data/engram/engram.db`);
 });
@@ -241,6 +248,7 @@ Deno.test("config: server, storage and mcp settings from the file are applied", 
       "  mcp_servers:",
       "    - name: files",
       "      transport: stdio",
+      "      command: npx",
       "providers:",
       "  - type: openai",
       "    base_url: http://127.0.0.1:11434/v1",

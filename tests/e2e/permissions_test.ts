@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { ceilingFlags, launchFlags, RUN_CEILING } from "../../src/config/permissions.ts";
+import {
+  ceilingFlags,
+  launchFlags,
+  parseRunList,
+  RUN_CEILING,
+} from "../../src/config/permissions.ts";
 import { compileArgs } from "../../scripts/compile.ts";
 import { ROOT, tempDir } from "../helpers.ts";
 
@@ -56,6 +61,32 @@ Deno.test("stdio mode at tier write keeps net for URL ingestion and read for the
   assert.ok(r.revoked.includes("write"));
 });
 
+Deno.test("stdio mode with a stdio upstream keeps its launcher plus kill, and bwrap for restricted", async () => {
+  const yaml = [
+    "mcp:",
+    "  mcp_servers:",
+    "    - name: s",
+    "      transport: stdio",
+    "      command: npx",
+    "      stdio_allowed_commands: [npx]",
+    "",
+  ].join("\n");
+  const r = await probe("stdio", yaml, ["kill", "node"]);
+  assert.equal(r.results.kill, "ok", "kill stops a server's process group");
+  assert.equal(r.results.node, "NotCapable");
+  for (const kept of ["run:npx", "run:kill", "run:bwrap"]) {
+    assert.ok(!r.revoked.includes(kept), kept);
+  }
+  assert.ok(r.revoked.includes("run:node") && r.revoked.includes("run:docker"));
+  const standard = await probe(
+    "stdio",
+    yaml.replace("npx]", "npx]\n      sandbox_profile: standard"),
+    [],
+  );
+  assert.ok(standard.revoked.includes("run:bwrap"), "no restricted server: no bwrap");
+  assert.ok(!standard.revoked.includes("run:kill"));
+});
+
 Deno.test("cli mode: run and net are dropped entirely; env is kept for libraries", async () => {
   const r = await probe("cli", "mcp:\n  stdio_allowed_commands: [deno]\n", ["deno"]);
   assert.equal(r.results.deno, "NotCapable");
@@ -80,4 +111,14 @@ Deno.test("the run ceiling is a list everywhere: compile task and deno.json task
     );
   }
   assert.deepEqual(args.slice(2, 2 + launchFlags().length), launchFlags());
+  assert.deepEqual(RUN_CEILING, ["npx", "node", "deno", "uvx", "docker", "bwrap", "kill"]);
+});
+
+Deno.test("compile --allow-run=a,b bakes another list, still a list", () => {
+  const args = compileArgs("dist/engram", { run: parseRunList("npx,bwrap,kill") });
+  assert.ok(args.includes("--allow-run=npx,bwrap,kill"));
+  assert.ok(!args.some((a) => a === "--allow-run"));
+  for (const bad of ["", "npx,,kill", "npx, ", "a=b"]) {
+    assert.throws(() => parseRunList(bad), /--allow-run needs a comma-separated list of commands/);
+  }
 });

@@ -1,0 +1,244 @@
+/**
+ * @module Upstream MCP server entries (`mcp.mcp_servers`, CLIENT.md "Configuration"): their schema,
+ * the YAML line of each key, and the `${VAR}` references in `env` and `headers`, which are resolved
+ * when a server starts rather than when the config loads.
+ */
+import { z } from "zod";
+import type { EnvSnapshot } from "./env.ts";
+import type { YamlSource } from "./yaml_source.ts";
+
+/**
+ * A server name: it becomes part of exposed tool names (`mcp_<server>_<tool>`), which must fit the
+ * strictest common client rule for tool names (`^[A-Za-z0-9_-]{1,64}$`), so 32 characters leave
+ * room for the tool's own name. It is also a directory name (`sandboxes/<server>`) and a CLI
+ * argument, hence the leading letter or digit (never `-`, never `.`).
+ */
+export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+
+/** Why a name was refused, for config errors and the importer. */
+export const SERVER_NAME_RULE =
+  'must be 1-32 letters, digits, "-" or "_", starting with a letter or digit (it becomes part of tool names mcp_<server>_<tool>)';
+
+/** Sandbox profiles, strongest first. */
+export const SANDBOX_PROFILES = ["restricted", "standard", "disabled"] as const;
+/** A server's sandbox profile. */
+export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
+/** The operator's consent to connect to a server. */
+export const CONSENT_STATES = ["approved", "pending", "denied"] as const;
+/** Trust levels (CLIENT.md "Governance"). */
+export const TRUST_LEVELS = ["builtin", "verified", "user_added"] as const;
+
+/** A review key: `ed25519:` and the standard base64 of a 32-byte raw public key (44 characters). */
+export const REVIEW_KEY = /^ed25519:[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+/** A manifest digest: `sha256:` and 64 lowercase hex digits. */
+export const MANIFEST_DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** A manifest signature: the standard base64 of a 64-byte Ed25519 signature (88 characters). */
+export const MANIFEST_SIGNATURE = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
+
+/** `max_result_bytes` default: 10 MiB. */
+export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
+
+/** Why a `review_keys` entry was refused. */
+export function reviewKeyRefusal(input: unknown): string {
+  return `${
+    JSON.stringify(input)
+  } is not a review key; write "ed25519:" and the base64 of the 32-byte public key, as engram mcp keys generate prints it`;
+}
+
+const LIST_COMMAND =
+  'must be one executable, not a list; put the executable in command and the rest in args, e.g. command: npx, args: ["-y", "some-server"]';
+
+/** YAML reads `8080` and `true` as numbers and booleans; an argument or variable is text. */
+const text = z.preprocess(
+  (v) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v),
+  z.string({ error: (issue) => `must be text, got ${describe(issue.input)}` }),
+);
+
+/** A map of text values whose keys must match `key` (checked per key so errors name the key). */
+function textMap(check: (key: string) => string | null) {
+  return z.record(z.string(), text).superRefine((map, ctx) => {
+    for (const key of Object.keys(map)) {
+      const problem = check(key);
+      if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+    }
+  });
+}
+
+const envMap = textMap((k) => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
+    return "must be an environment variable name: letters, digits and _, not starting with a digit";
+  }
+  return k.toUpperCase().startsWith("ENGRAM_")
+    ? "ENGRAM_* variables are engram's own and are never passed to an upstream server"
+    : null;
+});
+
+const headerMap = textMap((k) =>
+  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)
+    ? null
+    : "must be an HTTP header name (letters, digits and -)"
+);
+
+const serverName = z.string({ error: "is required: a name for this server" }).regex(SERVER_NAME, {
+  error: SERVER_NAME_RULE,
+});
+
+const governance = {
+  client_consent: z.enum(CONSENT_STATES).default("pending"),
+  trust: z.enum(TRUST_LEVELS).default("user_added"),
+  enabled: z.boolean().default(true),
+};
+
+/** A stdio server: a subprocess engram starts only when every launch rule passes. */
+export const StdioServerSchema = z.strictObject({
+  name: serverName,
+  transport: z.literal("stdio"),
+  command: z.string({
+    error: (issue) =>
+      Array.isArray(issue.input) ? LIST_COMMAND : "is required: the server's executable",
+  }).min(1, { error: "must not be empty" }),
+  args: z.array(text).default([]),
+  env: envMap.default({}),
+  cwd: z.string().regex(/^(\/|~\/|~$)/, {
+    error: "must be an absolute path (or start with ~/)",
+  }).optional(),
+  stdio_allowed_commands: z.array(z.string().min(1)).default([]),
+  manifest_digest: z.string().regex(MANIFEST_DIGEST, {
+    error: 'must be "sha256:" and 64 lowercase hex digits, as engram mcp sign prints it',
+  }).optional(),
+  manifest_signature: z.string().regex(MANIFEST_SIGNATURE, {
+    error: "must be the base64 of a 64-byte Ed25519 signature, as engram mcp sign prints it",
+  }).optional(),
+  sandbox_profile: z.enum(SANDBOX_PROFILES).default("restricted"),
+  network: z.boolean().default(false),
+  ...governance,
+});
+
+/** An HTTP (Streamable HTTP) or legacy SSE server. */
+export const HttpServerSchema = z.strictObject({
+  name: serverName,
+  transport: z.enum(["http", "sse"]),
+  url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
+  headers: headerMap.default({}),
+  ...governance,
+});
+
+/** One `mcp.mcp_servers` entry. */
+export const McpServerSchema = z.discriminatedUnion("transport", [
+  StdioServerSchema,
+  HttpServerSchema,
+], { error: "transport must be one of stdio, http, sse" });
+
+/** A validated stdio server entry. */
+export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
+/** A validated http or sse server entry. */
+export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
+/** A validated server entry. */
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
+/** The server list; names are unique without regard to case (sandbox directories on macOS are not). */
+export const McpServerListSchema = z.array(McpServerSchema).superRefine((servers, ctx) => {
+  const seen = new Map<string, number>();
+  servers.forEach((s, i) => {
+    const key = s.name.toLowerCase();
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else {
+      ctx.addIssue({
+        code: "custom",
+        path: [i, "name"],
+        message:
+          `server name "${s.name}" is already used by entry ${first}; names must be unique (compared without case)`,
+      });
+    }
+  });
+});
+
+/** Where a YAML key was written. */
+export interface KeySource {
+  file: string;
+  line: number;
+}
+
+/** For each server defined in the YAML, the file and line of each key it sets. */
+export type McpKeySources = Record<string, Record<string, KeySource>>;
+
+/**
+ * The line of every key of every YAML-defined server, so a command that would change a key the
+ * YAML sets (consent, enabled) can refuse by naming the file and line.
+ */
+export function mcpKeySources(source: YamlSource): McpKeySources {
+  const servers = (source.value as { mcp?: { mcp_servers?: unknown } } | null)?.mcp?.mcp_servers;
+  const out: McpKeySources = {};
+  if (!Array.isArray(servers)) return out;
+  servers.forEach((entry, i) => {
+    if (!entry || typeof entry !== "object" || typeof entry.name !== "string") return;
+    const keys: Record<string, KeySource> = {};
+    for (const key of Object.keys(entry)) {
+      const line = source.lineOf(["mcp", "mcp_servers", i, key]);
+      if (line !== undefined) keys[key] = { file: source.file, line };
+    }
+    out[entry.name] = keys;
+  });
+  return out;
+}
+
+/**
+ * `env` and `headers` values of a server keep their `${VAR}` references at load time: a secret
+ * that is not set blocks that one server when it starts (naming the variable), instead of
+ * stopping engram, and the config never holds the secret's value.
+ */
+export function isDeferredReference(path: readonly (string | number)[]): boolean {
+  return path.length === 5 && path[0] === "mcp" && path[1] === "mcp_servers" &&
+    (path[3] === "env" || path[3] === "headers");
+}
+
+const REFERENCE = /\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Replaces `${VAR}` from `env` (`$${` is a literal `${`, as in the rest of the config). */
+export function expandReferences(
+  value: string,
+  env: EnvSnapshot,
+): { value: string; missing: string[] } {
+  const missing: string[] = [];
+  const expanded = value.replace(REFERENCE, (whole, name: string) => {
+    if (whole.startsWith("$$")) return whole.slice(1);
+    const v = env.get(name);
+    if (v === undefined) missing.push(name);
+    return v ?? "";
+  });
+  return { value: expanded, missing };
+}
+
+/** Whether a value refers to at least one `${VAR}`. */
+export function hasReference(value: string): boolean {
+  return [...value.matchAll(REFERENCE)].some((m) => !m[0].startsWith("$$"));
+}
+
+/** Key names that say they hold a secret: whole words of `_`/`-` separated names (not GIT_AUTHOR_NAME). */
+const SECRET_KEY =
+  /(^|[_-])(token|secret|pass|passwd|password|api[_-]?key|apikey|auth|credentials?|cookie|private[_-]?key)($|[_-])|authorization/i;
+
+/**
+ * `env`/`headers` keys of YAML servers whose names say they hold a secret but whose value is
+ * written out literally: secrets are `${VAR}` references, never stored in the config file.
+ */
+export function literalSecretPaths(raw: unknown): (string | number)[][] {
+  const servers = (raw as { mcp?: { mcp_servers?: unknown } } | null)?.mcp?.mcp_servers;
+  if (!Array.isArray(servers)) return [];
+  return servers.flatMap((entry, i) =>
+    (["env", "headers"] as const).flatMap((field) => {
+      const map = (entry as Record<string, unknown> | null)?.[field];
+      if (!map || typeof map !== "object") return [];
+      return Object.entries(map as Record<string, unknown>)
+        .filter(([k, v]) => SECRET_KEY.test(k) && typeof v === "string" && !hasReference(v))
+        .map(([k]) => ["mcp", "mcp_servers", i, field, k]);
+    })
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "a map" : JSON.stringify(value);
+}

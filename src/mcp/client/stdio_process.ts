@@ -1,0 +1,221 @@
+/**
+ * @module Starting a stdio upstream server as a process, only after every launch rule passes:
+ * minimal environment, only stdin/stdout/stderr, its own session and process group, working
+ * directory `<data dir>/sandboxes/<server>` (0700) unless `cwd` is set, and under `restricted`
+ * inside bubblewrap. Stopping follows MCP's stdio shutdown: close stdin, then SIGTERM, then
+ * SIGKILL, each to the whole process group, so helpers a server started go with it.
+ */
+import { expandHome } from "../../config/paths.ts";
+import { EngramError } from "../../core/errors.ts";
+import { launchEnvironment } from "./launch_env.ts";
+import {
+  blockedMessage,
+  evaluateLaunch,
+  type LaunchFacts,
+  type LaunchSubject,
+  type LaunchVerdict,
+} from "./launch_rules.ts";
+import { bwrapArgs, prepareSandboxDir } from "./sandbox.ts";
+
+/** How a server process ended. */
+export interface ProcessExit {
+  code: number;
+  signal: Deno.Signal | null;
+}
+
+/** A running stdio server. The MCP client transport sits on `stdin` and `stdout`. */
+export interface StdioProcess {
+  readonly server: string;
+  /** The process engram started: the server itself, or bwrap under `restricted`. */
+  readonly pid: number;
+  readonly profile: "restricted" | "standard";
+  readonly sandboxDir: string;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** The last bytes the server wrote to stderr (untrusted text: sanitise before printing). */
+  stderrText(): string;
+  /** Settles when the process has ended and its group was cleared. */
+  readonly exited: Promise<ProcessExit>;
+  /** Closes stdin, then TERM, then KILL to the group, `graceMs` apart; resolves when it is gone. */
+  stop(options?: { graceMs?: number }): Promise<ProcessExit>;
+}
+
+/** Options of startStdioServer. */
+export interface StartOptions {
+  facts: LaunchFacts;
+  /** Wait between the stop steps; default 2000 ms. */
+  graceMs?: number;
+  /** How much of stderr to keep (the latest bytes); default 64 KiB. */
+  stderrBytes?: number;
+}
+
+type StdioSubject = Extract<LaunchSubject, { transport: "stdio" }>;
+
+/**
+ * Evaluates the launch rules and starts the server when all pass. A blocked server throws
+ * `forbidden` naming the rule and the fix, and no process is started.
+ */
+export async function startStdioServer(
+  server: StdioSubject,
+  options: StartOptions,
+): Promise<StdioProcess> {
+  const { facts } = options;
+  const verdict: LaunchVerdict = await evaluateLaunch(server, facts);
+  if (verdict.blocked) {
+    throw new EngramError("forbidden", blockedMessage(server.name, verdict.blocked));
+  }
+  const command = server.command as string; // the command_token rule passed
+  const sandboxDir = await prepareSandboxDir(facts.dataDir, server.name);
+  const cwd = server.cwd ? expandHome(server.cwd, facts.env) : undefined;
+  const restricted = server.sandbox_profile === "restricted";
+  const { vars } = launchEnvironment(server.env, {
+    env: facts.env,
+    home: restricted ? sandboxDir : undefined,
+  });
+  const program = restricted && facts.sandbox.ok ? facts.sandbox.bwrap : command;
+  const args = restricted
+    ? bwrapArgs({ sandboxDir, cwd, network: server.network }, command, server.args)
+    : server.args;
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(program, {
+      args,
+      cwd: restricted ? sandboxDir : cwd ?? sandboxDir,
+      clearEnv: true,
+      env: vars,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      // setsid(): its own session and process group, so the group can be signalled as one.
+      detached: true,
+    }).spawn();
+  } catch (err) {
+    throw spawnError(server.name, program, err);
+  }
+  return track(child, {
+    server: server.name,
+    profile: restricted ? "restricted" : "standard",
+    sandboxDir,
+    graceMs: options.graceMs ?? 2000,
+    stderrBytes: options.stderrBytes ?? 64 * 1024,
+  });
+}
+
+function track(
+  child: Deno.ChildProcess,
+  o: {
+    server: string;
+    profile: "restricted" | "standard";
+    sandboxDir: string;
+    graceMs: number;
+    stderrBytes: number;
+  },
+): StdioProcess {
+  const stderr = keepTail(child.stderr, o.stderrBytes);
+  const signal = (sig: Deno.Signal) => signalGroup(child, sig);
+  const exited: Promise<ProcessExit> = child.status.then(async (status) => {
+    // The leader is gone; whatever it left running in its group goes too.
+    await signal("SIGKILL");
+    await stderr.done;
+    return { code: status.code, signal: status.signal };
+  });
+  let stopping: Promise<ProcessExit> | null = null;
+  return {
+    server: o.server,
+    pid: child.pid,
+    profile: o.profile,
+    sandboxDir: o.sandboxDir,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderrText: stderr.text,
+    exited,
+    stop(options = {}) {
+      stopping ??= (async () => {
+        const grace = options.graceMs ?? o.graceMs;
+        if (!child.stdin.locked) await child.stdin.close().catch(() => {});
+        if (!await settlesWithin(exited, grace)) {
+          await signal("SIGTERM");
+          if (!await settlesWithin(exited, grace)) await signal("SIGKILL");
+        }
+        const result = await exited;
+        if (!child.stdout.locked) await child.stdout.cancel().catch(() => {});
+        return result;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Signals the process group through the `kill` program: `Deno.kill` refuses negative pids under a
+ * list-valued `--allow-run`. Where `kill` cannot run, only the leader is signalled (under
+ * `restricted` that is bwrap, whose PID namespace ends every process inside with it).
+ */
+async function signalGroup(child: Deno.ChildProcess, signal: Deno.Signal): Promise<void> {
+  try {
+    await new Deno.Command("kill", {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch {
+    // kill is not installed or not in this binary's allow-run list.
+  }
+  try {
+    child.kill(signal);
+  } catch {
+    // Already exited.
+  }
+}
+
+/** Reads a stream to its end, keeping only its last `limit` bytes. */
+function keepTail(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): { text: () => string; done: Promise<void> } {
+  let kept = new Uint8Array(0);
+  let dropped = 0;
+  const done = (async () => {
+    try {
+      for await (const chunk of stream) {
+        const joined = new Uint8Array(kept.length + chunk.length);
+        joined.set(kept);
+        joined.set(chunk, kept.length);
+        const excess = Math.max(0, joined.length - limit);
+        dropped += excess;
+        kept = joined.slice(excess);
+      }
+    } catch {
+      // The pipe broke with the process; what was read is kept.
+    }
+  })();
+  return {
+    text: () =>
+      (dropped ? `[${dropped} earlier bytes dropped]\n` : "") +
+      new TextDecoder().decode(kept),
+    done,
+  };
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+function spawnError(server: string, program: string, err: unknown): EngramError {
+  const what = `mcp server ${JSON.stringify(server)}: ${JSON.stringify(program)}`;
+  if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
+    return new EngramError(
+      "forbidden",
+      `${what} is not in this binary's allow-run list, so Deno refused to start it; build with it: deno task compile --allow-run=...`,
+      { cause: err },
+    );
+  }
+  return new EngramError(
+    "invalid_argument",
+    `${what} could not be started: ${(err as Error).message}; run engram mcp doctor ${server}`,
+    { cause: err },
+  );
+}
