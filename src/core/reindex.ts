@@ -9,6 +9,7 @@ import { parseLinks } from "./markdown/links.ts";
 import type { DocumentStore } from "./ports/document_store.ts";
 import type { Embedder } from "./ports/language_model.ts";
 import type { SearchIndex } from "./ports/search_index.ts";
+import type { UnitOfWork } from "./ports/unit_of_work.ts";
 import type { VectorIndex } from "./ports/vector_index.ts";
 import type { Brain } from "./types.ts";
 
@@ -23,18 +24,35 @@ export interface ReindexReport {
 
 /** Re-chunks every live document of `brain`, then embeds what has no vector. */
 export async function reindexBrain(
-  ports: { documents: DocumentStore; search: SearchIndex; vectors: VectorIndex },
+  ports: {
+    documents: DocumentStore;
+    search: SearchIndex;
+    vectors: VectorIndex;
+    units: UnitOfWork;
+  },
   brain: Brain,
   options: { embedder?: Embedder } = {},
 ): Promise<ReindexReport> {
   const started = performance.now();
   let documents = 0;
   let chunks = 0;
-  for await (const doc of ports.documents.liveDocuments(brain.id)) {
-    const c = chunkMarkdown(doc.content);
-    await ports.search.replaceIndex(doc.id, c, parseLinks(doc.content, doc.path));
+  for await (const listed of ports.documents.liveDocuments(brain.id)) {
+    // Checked and re-indexed in one unit of work: a version written or a forget made since the
+    // listing must not be overwritten with the old content's chunks.
+    const count = await ports.units.withTransaction(async () => {
+      const now = await ports.documents.findDocument(brain.id, { id: listed.id });
+      if (!now || now.deleted_at !== null) return null;
+      const doc = now.version === listed.version
+        ? listed
+        : await ports.documents.readDocument(brain.id, { id: listed.id });
+      if (!doc) return null;
+      const c = chunkMarkdown(doc.content);
+      await ports.search.replaceIndex(doc.id, c, parseLinks(doc.content, doc.path));
+      return c.length;
+    });
+    if (count === null) continue;
     documents++;
-    chunks += c.length;
+    chunks += count;
   }
   // Re-chunking dropped the old vectors; embed everything missing (also after an outage).
   const embedded = options.embedder

@@ -228,6 +228,23 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX audit_drops_at ON audit_drops (at);
   `,
+  // 7: the operator's state about upstream MCP servers (imported definitions, enabled, consent, last
+  // status). Servers the YAML defines keep their definition there; their row holds state only.
+  `
+  CREATE TABLE upstream_servers (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    definition TEXT,
+    origin TEXT CHECK (origin IN ('import','marketplace')),
+    imported_from TEXT,
+    enabled INTEGER CHECK (enabled IN (0,1)),
+    client_consent TEXT CHECK (client_consent IN ('approved','pending','denied')),
+    last_status TEXT,
+    last_error TEXT,
+    last_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -41,6 +41,15 @@ export class SqliteDocumentStore implements DocumentStore {
   writeVersion(write: VersionWrite): Promise<DocumentRecord> {
     return this.#conn.write(() => {
       const d = write.document;
+      const owner = this.#conn.prepare("SELECT brain_id FROM documents WHERE id = ?").get(d.id) as
+        | { brain_id: string }
+        | undefined;
+      if (owner && owner.brain_id !== d.brain_id) {
+        throw new EngramError(
+          "conflict",
+          `document id ${d.id} belongs to another brain; write it without an id to create a new document`,
+        );
+      }
       const current = this.#findRow(d.brain_id, { id: d.id });
       const have = current?.version;
       if (have !== write.expectedVersion) {
@@ -144,7 +153,7 @@ export class SqliteDocumentStore implements DocumentStore {
   async *liveDocuments(brainId: string): AsyncIterable<DocumentWithContent> {
     const ids = await this.#conn.read(() =>
       this.#conn.prepare(
-        "SELECT id FROM documents WHERE brain_id = ? AND deleted_at IS NULL ORDER BY rowid",
+        "SELECT id FROM documents WHERE brain_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid",
       ).all(brainId) as { id: string }[]
     );
     for (const { id } of ids) {

@@ -40,8 +40,10 @@ export class SqliteSearchIndex implements SearchIndex {
 
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.#conn.write(() => {
-      const row = this.#conn.prepare("SELECT brain_id, title FROM documents WHERE id = ?")
-        .get(documentId) as { brain_id: string; title: string } | undefined;
+      // A forgotten document has no index: re-chunking must never bring it back into search.
+      const row = this.#conn.prepare(
+        "SELECT brain_id, title FROM documents WHERE id = ? AND deleted_at IS NULL",
+      ).get(documentId) as { brain_id: string; title: string } | undefined;
       if (!row) return;
       writeIndex(this.#conn.cached, { id: documentId, brainId: row.brain_id, title: row.title }, {
         chunks,

@@ -17,6 +17,7 @@ import { SqliteLockStore } from "./sqlite_locks.ts";
 import { SqliteSearchIndex } from "./sqlite_search_index.ts";
 import { SqliteSessionStore } from "./sqlite_sessions.ts";
 import { SqliteTokenStore } from "./sqlite_tokens.ts";
+import { SqliteUpstreamStore } from "./sqlite_upstreams.ts";
 import { SqliteVectorIndex } from "./sqlite_vectors.ts";
 
 /** Options of the SQLite storage. */
@@ -40,6 +41,7 @@ export class SqliteStorage implements Storage {
   readonly sessions: SqliteSessionStore;
   readonly locks: SqliteLockStore;
   readonly tokens: SqliteTokenStore;
+  readonly upstreams: SqliteUpstreamStore;
   readonly audit: SqliteAuditLog;
   readonly units: SqliteConnection;
   readonly health: StorageHealth;
@@ -56,6 +58,7 @@ export class SqliteStorage implements Storage {
     this.sessions = new SqliteSessionStore(conn);
     this.locks = new SqliteLockStore(conn);
     this.tokens = new SqliteTokenStore(conn);
+    this.upstreams = new SqliteUpstreamStore(conn);
     this.audit = new SqliteAuditLog(conn, { logger: options.logger });
     this.health = {
       ready: () => conn.read(() => conn.prepare("SELECT 1").get() !== undefined),

@@ -16,7 +16,10 @@ import type {
 export interface SearchIndex {
   /** Ranked full-text search; user text never causes a query syntax error. */
   search(query: SearchQuery): Promise<SearchHit[]>;
-  /** Replaces a document's chunks and links without creating a version (re-chunking). */
+  /**
+   * Replaces a live document's chunks and links without creating a version (re-chunking); a
+   * forgotten or missing document is left alone.
+   */
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void>;
   /** Number of indexed chunks of a document. */
   chunkCount(documentId: string): Promise<number>;

@@ -11,6 +11,7 @@ import type { SearchIndex } from "./search_index.ts";
 import type { SessionStore } from "./session_store.ts";
 import type { TokenStore } from "./token_store.ts";
 import type { UnitOfWork } from "./unit_of_work.ts";
+import type { UpstreamStore } from "./upstream_store.ts";
 import type { VectorIndex } from "./vector_index.ts";
 
 /** What a database holds, for the operator (after a restore, say). */
@@ -43,6 +44,7 @@ export interface Storage {
   sessions: SessionStore;
   locks: LockStore;
   tokens: TokenStore;
+  upstreams: UpstreamStore;
   audit: AuditSink & AuditReader;
   units: UnitOfWork;
   health: StorageHealth;
