@@ -5,17 +5,26 @@
  * whole once start-up has used them. SQLite keeps its open file handles after read/write go.
  */
 import type { ResolvedConfig } from "../config/load.ts";
+import type { McpServerConfig } from "../config/mcp_servers.ts";
 import { RUN_CEILING } from "../config/permissions.ts";
 
-/** The permission-scoped modes. */
-export type Mode = "serve" | "stdio" | "cli" | "ingest";
+/**
+ * The permission-scoped modes. `mcp-static` is for operator commands that judge upstream servers
+ * without connecting (`engram mcp servers`: the launch rules ask Deno what it may run, and probe
+ * bubblewrap); `mcp-live` also reaches them (`doctor`, `discover`, `call`).
+ */
+export type Mode = "serve" | "stdio" | "cli" | "ingest" | "mcp-static" | "mcp-live";
 
 /**
- * Commands the config allows stdio upstream servers to launch (global and per-server lists), plus
- * the helpers around them: `kill` stops a server's process group, `bwrap` runs `restricted` ones.
+ * Commands the upstream servers may be launched with (global and per-server lists), plus the
+ * helpers around them: `kill` stops a server's process group, `bwrap` runs `restricted` ones.
+ * `servers` is every server engram knows (the YAML's, and those imported into the database).
  */
-export function configuredRunAllowlist(config: ResolvedConfig): string[] {
-  const stdio = config.mcp.mcp_servers.flatMap((s) => s.transport === "stdio" ? [s] : []);
+export function configuredRunAllowlist(
+  config: ResolvedConfig,
+  servers: readonly McpServerConfig[] = config.mcp.mcp_servers,
+): string[] {
+  const stdio = servers.flatMap((s) => s.transport === "stdio" ? [s] : []);
   const perServer = stdio.flatMap((s) => s.stdio_allowed_commands);
   const helpers = [
     ...(stdio.length ? ["kill"] : []),
@@ -24,8 +33,16 @@ export function configuredRunAllowlist(config: ResolvedConfig): string[] {
   return [...new Set([...config.mcp.stdio_allowed_commands, ...perServer, ...helpers])];
 }
 
-/** Revokes what `mode` does not need. Call after config is loaded and the database is open. */
-export async function applyModePermissions(mode: Mode, config: ResolvedConfig): Promise<string[]> {
+/**
+ * Revokes what `mode` does not need. Call after config is loaded and the database is open;
+ * `options.servers` lists the upstream servers the database adds to the YAML's.
+ */
+export async function applyModePermissions(
+  mode: Mode,
+  config: ResolvedConfig,
+  options: { servers?: readonly McpServerConfig[] } = {},
+): Promise<string[]> {
+  const servers = options.servers ?? config.mcp.mcp_servers;
   const revoked: string[] = [];
   const revoke = async (desc: Deno.PermissionDescriptor, label: string) => {
     await Deno.permissions.revoke(desc);
@@ -42,17 +59,22 @@ export async function applyModePermissions(mode: Mode, config: ResolvedConfig): 
     if (mode === "cli" && !httpModels) await revoke({ name: "net" }, "net");
     return revoked;
   }
-  const keep = new Set(configuredRunAllowlist(config));
+  const keep = new Set(configuredRunAllowlist(config, servers));
   for (const cmd of RUN_CEILING) {
     if (!keep.has(cmd)) await revoke({ name: "run", command: cmd }, `run:${cmd}`);
   }
+  if (mode === "mcp-static") {
+    // Judging servers reads config and database; nothing is fetched or written.
+    await revoke({ name: "net" }, "net");
+    return revoked;
+  }
+  if (mode === "mcp-live") return revoked;
   // A write-tier session may ingest URLs; read tier never fetches anything.
   const needsNet = mode === "serve" || config.stdioTier !== "read" || httpModels ||
-    config.mcp.mcp_servers.some((s) => s.transport === "http" || s.transport === "sse");
+    servers.some((s) => s.transport === "http" || s.transport === "sse");
   if (!needsNet) await revoke({ name: "net" }, "net");
   if (
-    mode === "stdio" && config.mcp.allowed_file_roots.length === 0 &&
-    config.mcp.mcp_servers.length === 0
+    mode === "stdio" && config.mcp.allowed_file_roots.length === 0 && servers.length === 0
   ) {
     // Nothing to write besides the already-open database.
     await revoke({ name: "write" }, "write");

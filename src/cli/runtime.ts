@@ -4,7 +4,7 @@
  */
 import { type ConfigFlags, loadConfig, type ResolvedConfig } from "../config/load.ts";
 import type { EnvSnapshot } from "../config/env.ts";
-import { applyModePermissions } from "./permissions.ts";
+import { applyModePermissions, type Mode } from "./permissions.ts";
 import { stderrLogger } from "./logger.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
 import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/extraction.ts";
@@ -28,6 +28,8 @@ import type { JobQueue } from "../core/ports/job_queue.ts";
 import type { LockStore } from "../core/ports/lock_store.ts";
 import type { SessionStore } from "../core/ports/session_store.ts";
 import type { StorageHealth } from "../core/ports/storage.ts";
+import type { UpstreamStore } from "../core/ports/upstream_store.ts";
+import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { CallerContext } from "../core/types.ts";
 import { openSqliteStorage } from "../storage/sqlite_storage.ts";
 
@@ -39,6 +41,8 @@ export interface Runtime {
   locks: LockStore;
   audit: AuditSink & AuditReader;
   tokens: TokenService;
+  /** The operator's state about upstream MCP servers. */
+  upstreams: UpstreamStore;
   health: StorageHealth;
   providers: ProviderSet;
   close(): void;
@@ -91,6 +95,7 @@ export async function openRuntime(
       locks: storage.locks,
       audit: storage.audit,
       tokens: new TokenService(storage),
+      upstreams: storage.upstreams,
       health: storage.health,
       providers,
       close: () => storage.close(),
@@ -179,12 +184,17 @@ export async function withRuntime<T>(
   ctx: { env: EnvSnapshot; cwd: string },
   flags: ConfigFlags,
   fn: (runtime: Runtime, config: ResolvedConfig) => Promise<T>,
-  options: { mode?: "cli" | "ingest" } = {},
+  options: { mode?: Exclude<Mode, "serve" | "stdio"> } = {},
 ): Promise<T> {
   const config = loadConfig(flags, { env: ctx.env, cwd: ctx.cwd });
   const runtime = await openRuntime(config, { logger: stderrLogger(config.logLevel) });
   try {
-    await applyModePermissions(options.mode ?? "cli", config);
+    const mode = options.mode ?? "cli";
+    // Imported upstream servers live in the database: their commands must stay runnable too.
+    const servers = mode === "mcp-static" || mode === "mcp-live"
+      ? (await loadCatalog(config.mcp, runtime.upstreams)).map((e) => e.config)
+      : undefined;
+    await applyModePermissions(mode, config, { servers });
     return await fn(runtime, config);
   } finally {
     runtime.close();

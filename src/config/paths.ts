@@ -42,3 +42,11 @@ export function dataDirectory(
   if (!home) return joinPath(o.cwd, ".engram");
   return joinPath(home, ".local/share/engram");
 }
+
+/** engram's config folder: `$XDG_CONFIG_HOME/engram`, else `~/.config/engram` (review keys go here). */
+export function configDirectory(o: { env: EnvSnapshot; cwd: string }): string {
+  const xdg = o.env.get("XDG_CONFIG_HOME");
+  if (xdg) return joinPath(xdg, "engram");
+  const home = o.env.get("HOME");
+  return home ? joinPath(home, ".config/engram") : joinPath(o.cwd, ".engram");
+}

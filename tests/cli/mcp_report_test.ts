@@ -40,9 +40,6 @@ Deno.test("engram mcp report: calls, errors and latency per tool and client from
   const bad = await runEngram(["mcp", "report", "--since", "yesterday"], { dataDir: dir.path });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--since "yesterday" is neither a duration/);
-  const upstream = await runEngram(["mcp", "servers"], { dataDir: dir.path });
-  assert.equal(upstream.code, 1);
-  assert.match(upstream.stderr, /not_implemented: engram mcp servers manages upstream MCP servers/);
 });
 
 Deno.test("engram mcp report: audit rows the server could not write are logged and reported as dropped", async () => {

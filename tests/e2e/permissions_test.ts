@@ -122,3 +122,21 @@ Deno.test("compile --allow-run=a,b bakes another list, still a list", () => {
     assert.throws(() => parseRunList(bad), /--allow-run needs a comma-separated list of commands/);
   }
 });
+
+Deno.test("mcp-static mode (engram mcp servers) keeps the launchers it judges and bwrap, drops net", async () => {
+  const yaml =
+    "mcp:\n  stdio_allowed_commands: [deno]\n  mcp_servers:\n    - { name: s, transport: stdio, command: deno }\n";
+  const r = await probe("mcp-static", yaml, ["deno", "node", "bwrap"]);
+  assert.ok(r.revoked.includes("net"));
+  assert.equal(r.results.node, "NotCapable");
+  assert.ok(!r.revoked.includes("run:deno") && !r.revoked.includes("run:bwrap"));
+});
+
+Deno.test("mcp-live mode (engram mcp doctor) keeps the launchers and net to reach upstreams", async () => {
+  const yaml =
+    "mcp:\n  stdio_allowed_commands: [deno]\n  mcp_servers:\n    - { name: s, transport: stdio, command: deno }\n";
+  const r = await probe("mcp-live", yaml, ["deno", "node"]);
+  assert.ok(!r.revoked.includes("net"));
+  assert.equal(r.results.deno, "ok");
+  assert.equal(r.results.node, "NotCapable");
+});

@@ -124,6 +124,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE locks; DROP TABLE chunk_vectors; DROP INDEX sessions_brain;
       DROP TABLE tokens;
       DROP TABLE audit_drops;
+      DROP TABLE upstream_servers;
       PRAGMA user_version = 1;
     `);
   }

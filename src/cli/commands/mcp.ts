@@ -1,119 +1,109 @@
 /**
- * @module `engram mcp`: the MCP subcommands. `report` summarises the audit log; the governed
- * upstream client commands (servers, discover, call, doctor, …) come with the MCP client.
+ * @module `engram mcp`: the operator commands of the governed MCP client (upstream servers, their
+ * review and state) and the audit report. Each subcommand lives in its own module.
  */
-import { summariseAudit } from "../../core/audit_report.ts";
 import { EngramError } from "../../core/errors.ts";
-import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
+import { type CommandSpec, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { table } from "../output.ts";
-import { withRuntime } from "../runtime.ts";
+import { groupHelpText, type GroupSpec } from "../group_help.ts";
+import { MCP_DOCTOR_SPEC, mcpDoctor } from "./mcp_doctor.ts";
+import { MCP_IMPORT_SPEC, mcpImport } from "./mcp_import.ts";
+import { MCP_KEYS_SPEC, MCP_SIGN_SPEC, mcpKeys, mcpSign } from "./mcp_keys.ts";
+import { MCP_REPORT_SPEC, mcpReport } from "./mcp_report.ts";
+import {
+  MCP_CONSENT_SPEC,
+  MCP_DISABLE_SPEC,
+  MCP_ENABLE_SPEC,
+  MCP_REMOVE_SPEC,
+  MCP_SERVERS_SPEC,
+  mcpConsent,
+  mcpEnable,
+  mcpRemove,
+  mcpServers,
+} from "./mcp_servers.ts";
 
-/** Usage of `engram mcp`. */
-export const MCP_SPEC: CommandSpec = {
+/** The mcp group: its help lists every subcommand with its options. */
+const MCP_GROUP: GroupSpec = {
   name: "mcp",
-  usage: "engram mcp report [--since 7d|ISO-TIME] [--json]",
+  usage: "engram mcp COMMAND [options]",
   summary:
-    "Summarise the audit log of MCP calls over every transport: calls, errors and latency p50/p95 per tool (and prompt or resource) and client.",
-  options: {
-    since: {
-      type: "string",
-      help: "WHEN  a duration back from now (30m, 12h, 7d) or an RFC 3339 time; default 7d",
-    },
-    json: { type: "boolean", help: "print the report as JSON" },
-  },
+    "Govern upstream MCP servers (list, import, review, sign, enable, check) and report on MCP traffic.",
+  subcommands: [
+    MCP_SERVERS_SPEC,
+    MCP_DOCTOR_SPEC,
+    MCP_IMPORT_SPEC,
+    MCP_ENABLE_SPEC,
+    MCP_DISABLE_SPEC,
+    MCP_CONSENT_SPEC,
+    MCP_REMOVE_SPEC,
+    MCP_KEYS_SPEC,
+    MCP_SIGN_SPEC,
+    MCP_REPORT_SPEC,
+  ],
+};
+
+/** For usage errors of the group itself (`engram mcp bogus`). */
+const MCP_SPEC: CommandSpec = {
+  name: "mcp",
+  usage: MCP_GROUP.usage,
+  summary: MCP_GROUP.summary,
+  options: {},
   positionals: [0, 1],
 };
 
-const UPSTREAM = new Set([
-  "servers",
+/** Subcommands of later parts of the governed client, named so the refusal says what is coming. */
+const NOT_YET = new Set([
   "discover",
   "call",
   "read-resource",
   "compile-resource",
-  "doctor",
   "approvals",
   "score",
   "exposure",
   "marketplace",
-  "import",
 ]);
 
 /** Runs an `engram mcp` subcommand. */
 export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<number> {
-  const args = parseOrHelp(argv, MCP_SPEC, ctx.out);
-  if (!args) return 0;
-  const sub = args.positionals[0];
-  if (sub === undefined) {
-    throw usageError(
-      MCP_SPEC,
-      "missing subcommand; engram mcp has: report (summarise the audit log of MCP calls)",
-    );
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case "servers":
+      return await mcpServers(rest, ctx);
+    case "doctor":
+      return await mcpDoctor(rest, ctx);
+    case "import":
+      return await mcpImport(rest, ctx);
+    case "enable":
+      return await mcpEnable(rest, ctx, true);
+    case "disable":
+      return await mcpEnable(rest, ctx, false);
+    case "consent":
+      return await mcpConsent(rest, ctx);
+    case "remove":
+      return await mcpRemove(rest, ctx);
+    case "keys":
+      return await mcpKeys(rest, ctx);
+    case "sign":
+      return await mcpSign(rest, ctx);
+    case "report":
+      return await mcpReport(rest, ctx);
+    case "--help":
+    case "-h":
+      ctx.out.line(groupHelpText(MCP_GROUP));
+      return 0;
+    case undefined:
+      throw usageError(
+        MCP_SPEC,
+        `missing subcommand; engram mcp has: ${
+          MCP_GROUP.subcommands.map((s) => s.name.split(" ")[1]).join(", ")
+        }`,
+      );
   }
-  if (UPSTREAM.has(sub)) {
+  if (NOT_YET.has(sub)) {
     throw new EngramError(
       "not_implemented",
-      `engram mcp ${sub} manages upstream MCP servers, which this build does not include yet; engram mcp report is available`,
+      `engram mcp ${sub} is not in this build yet; engram mcp servers, doctor, import, enable, consent, keys and sign are`,
     );
   }
-  if (sub !== "report") throw usageError(MCP_SPEC, `unknown subcommand "${sub}"`);
-  const since = sinceTime(args.values.since as string | undefined);
-  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
-    const report = await summariseAudit(runtime.audit.auditSamples(since), since, {
-      drops: await runtime.audit.auditDrops(since),
-    });
-    if (args.values.json) {
-      ctx.out.json(report);
-      return 0;
-    }
-    ctx.out.line(
-      `${report.calls} call(s), ${report.errors} error(s) since ${report.since.slice(0, 19)}Z`,
-    );
-    if (report.dropped_rows) {
-      const reasons = Object.entries(report.drop_reasons).map(([r, n]) => `${n}: ${r}`);
-      ctx.out.line(
-        `${report.dropped_rows} audit row(s) were dropped since ${
-          report.since.slice(0, 19)
-        }Z, so the counts above miss those calls (${
-          reasons.join("; ")
-        }); the server log has the details`,
-      );
-    }
-    if (report.lines.length) {
-      ctx.out.line("");
-      ctx.out.line(table([
-        ["kind", "name", "client", "transport", "calls", "errors", "p50 ms", "p95 ms"],
-        ...report.lines.map((l) => [
-          l.kind,
-          l.name,
-          l.client_id,
-          l.transports.join(","),
-          String(l.calls),
-          l.errors
-            ? `${l.errors} (${
-              Object.entries(l.error_codes).map(([c, n]) => `${c} ${n}`).join(", ")
-            })`
-            : "0",
-          String(l.p50_ms),
-          String(l.p95_ms),
-        ]),
-      ]));
-    }
-    return 0;
-  });
-}
-
-/** `7d`, `12h`, `30m` back from now, or an RFC 3339 time. */
-function sinceTime(value: string | undefined): string {
-  const v = value ?? "7d";
-  const m = /^(\d+)\s*([mhd])$/.exec(v);
-  if (m) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "m" | "h" | "d"];
-    return new Date(Date.now() - Number(m[1]) * unit).toISOString();
-  }
-  const t = Date.parse(v);
-  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}/.test(v)) {
-    throw usageError(MCP_SPEC, `--since "${v}" is neither a duration (30m, 12h, 7d) nor a time`);
-  }
-  return new Date(t).toISOString();
+  throw usageError(MCP_SPEC, `unknown subcommand "${sub}"`);
 }

@@ -1,0 +1,87 @@
+/** @module `engram mcp report`: the audit log of MCP calls, summarised per tool and client. */
+import { summariseAudit } from "../../core/audit_report.ts";
+import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
+import type { CommandContext } from "../context.ts";
+import { table } from "../output.ts";
+import { withRuntime } from "../runtime.ts";
+
+/** Usage of `engram mcp report`. */
+export const MCP_REPORT_SPEC: CommandSpec = {
+  name: "mcp report",
+  usage: "engram mcp report [--since 7d|ISO-TIME] [--json]",
+  summary:
+    "Summarise the audit log of MCP calls over every transport: calls, errors and latency p50/p95 per tool (and prompt or resource) and client.",
+  options: {
+    since: {
+      type: "string",
+      help: "WHEN  a duration back from now (30m, 12h, 7d) or an RFC 3339 time; default 7d",
+    },
+    json: { type: "boolean", help: "print the report as JSON" },
+  },
+  positionals: [0, 0],
+};
+
+/** Runs `engram mcp report`. */
+export async function mcpReport(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, MCP_REPORT_SPEC, ctx.out);
+  if (!args) return 0;
+  const since = sinceTime(args.values.since as string | undefined);
+  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+    const report = await summariseAudit(runtime.audit.auditSamples(since), since, {
+      drops: await runtime.audit.auditDrops(since),
+    });
+    if (args.values.json) {
+      ctx.out.json(report);
+      return 0;
+    }
+    ctx.out.line(
+      `${report.calls} call(s), ${report.errors} error(s) since ${report.since.slice(0, 19)}Z`,
+    );
+    if (report.dropped_rows) {
+      const reasons = Object.entries(report.drop_reasons).map(([r, n]) => `${n}: ${r}`);
+      ctx.out.line(
+        `${report.dropped_rows} audit row(s) were dropped since ${
+          report.since.slice(0, 19)
+        }Z, so the counts above miss those calls (${
+          reasons.join("; ")
+        }); the server log has the details`,
+      );
+    }
+    if (report.lines.length) {
+      ctx.out.line("");
+      ctx.out.line(table([
+        ["kind", "name", "client", "transport", "calls", "errors", "p50 ms", "p95 ms"],
+        ...report.lines.map((l) => [
+          l.kind,
+          l.name,
+          l.client_id,
+          l.transports.join(","),
+          String(l.calls),
+          l.errors
+            ? `${l.errors} (${
+              Object.entries(l.error_codes).map(([c, n]) => `${c} ${n}`).join(", ")
+            })`
+            : "0",
+          String(l.p50_ms),
+          String(l.p95_ms),
+        ]),
+      ]));
+    }
+    return 0;
+  });
+}
+
+/** `7d`, `12h`, `30m` back from now, or an RFC 3339 time. */
+export function sinceTime(value: string | undefined, spec: CommandSpec = MCP_REPORT_SPEC): string {
+  const v = value ?? "7d";
+  const m = /^(\d+)\s*([mhd])$/.exec(v);
+  if (m) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "m" | "h" | "d"];
+    return new Date(Date.now() - Number(m[1]) * unit).toISOString();
+  }
+  const t = Date.parse(v);
+  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}/.test(v)) {
+    throw usageError(spec, `--since "${v}" is neither a duration (30m, 12h, 7d) nor a time`);
+  }
+  return new Date(t).toISOString();
+}
