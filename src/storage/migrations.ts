@@ -245,6 +245,54 @@ export const MIGRATIONS: readonly string[] = [
     updated_at TEXT NOT NULL
   );
   `,
+  // 8: approvals pinned to capability definitions (tools, prompts, resource templates of upstream
+  // servers), and the definitions last seen live, for pending/changed states, diffs and renames.
+  `
+  CREATE TABLE capability_pins (
+    server TEXT NOT NULL COLLATE NOCASE,
+    kind TEXT NOT NULL CHECK (kind IN ('tool','prompt','template')),
+    name TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('approved','revoked')),
+    pin TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    expose_tier TEXT CHECK (expose_tier IN ('read','write','admin')),
+    approved_by TEXT,
+    approved_at TEXT NOT NULL,
+    revoked_at TEXT,
+    PRIMARY KEY (server, kind, name)
+  );
+  CREATE TABLE capability_sightings (
+    server TEXT NOT NULL COLLATE NOCASE,
+    kind TEXT NOT NULL CHECK (kind IN ('tool','prompt','template')),
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    first_seen_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    PRIMARY KEY (server, kind, name)
+  );
+  `,
+  // 9: one row per upstream call (server, capability, outcome, latency, bytes, caller), beside the
+  // audit log and bounded by a retention setting.
+  `
+  CREATE TABLE upstream_traces (
+    rowid INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    server TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    latency_ms REAL NOT NULL,
+    outcome TEXT NOT NULL,
+    error_code TEXT,
+    bytes_in INTEGER NOT NULL,
+    bytes_out INTEGER NOT NULL,
+    caller TEXT,
+    transport TEXT
+  );
+  CREATE INDEX upstream_traces_at ON upstream_traces (at);
+  CREATE INDEX upstream_traces_server ON upstream_traces (server, at);
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -125,6 +125,8 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE tokens;
       DROP TABLE audit_drops;
       DROP TABLE upstream_servers;
+      DROP TABLE capability_pins; DROP TABLE capability_sightings;
+      DROP TABLE upstream_traces;
       PRAGMA user_version = 1;
     `);
   }
