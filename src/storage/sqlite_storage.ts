@@ -8,6 +8,7 @@ import type { Logger } from "../core/logger.ts";
 import type { Storage, StorageContents, StorageHealth } from "../core/ports/storage.ts";
 import { openDatabase, type OpenOptions } from "./database.ts";
 import { summarizeDatabase } from "./database_summary.ts";
+import { SqliteApprovalStore } from "./sqlite_approvals.ts";
 import { SqliteAuditLog } from "./sqlite_audit_log.ts";
 import { SqliteBrainStore } from "./sqlite_brains.ts";
 import { SqliteConnection } from "./sqlite_connection.ts";
@@ -42,6 +43,7 @@ export class SqliteStorage implements Storage {
   readonly locks: SqliteLockStore;
   readonly tokens: SqliteTokenStore;
   readonly upstreams: SqliteUpstreamStore;
+  readonly approvals: SqliteApprovalStore;
   readonly audit: SqliteAuditLog;
   readonly units: SqliteConnection;
   readonly health: StorageHealth;
@@ -59,6 +61,7 @@ export class SqliteStorage implements Storage {
     this.locks = new SqliteLockStore(conn);
     this.tokens = new SqliteTokenStore(conn);
     this.upstreams = new SqliteUpstreamStore(conn);
+    this.approvals = new SqliteApprovalStore(conn);
     this.audit = new SqliteAuditLog(conn, { logger: options.logger });
     this.health = {
       ready: () => conn.read(() => conn.prepare("SELECT 1").get() !== undefined),

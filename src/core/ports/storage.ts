@@ -2,6 +2,7 @@
  * @module Everything one storage backend provides, as the composition root receives it. Consumers
  * never take this whole bundle: each is handed the narrow ports it uses.
  */
+import type { ApprovalStore } from "./approval_store.ts";
 import type { AuditReader, AuditSink } from "./audit_log.ts";
 import type { BrainStore } from "./brain_store.ts";
 import type { DocumentStore } from "./document_store.ts";
@@ -45,6 +46,7 @@ export interface Storage {
   locks: LockStore;
   tokens: TokenStore;
   upstreams: UpstreamStore;
+  approvals: ApprovalStore;
   audit: AuditSink & AuditReader;
   units: UnitOfWork;
   health: StorageHealth;

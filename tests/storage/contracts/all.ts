@@ -1,4 +1,5 @@
 /** @module Every storage contract, registered in one call for a backend under test. */
+import { approvalStoreContract } from "./approval_store.ts";
 import { auditLogContract } from "./audit_log.ts";
 import type { ContractBackend } from "./backend.ts";
 import { brainStoreContract } from "./brain_store.ts";
@@ -26,5 +27,6 @@ export function storageContract(backend: ContractBackend): void {
   auditLogContract(backend);
   unitOfWorkContract(backend);
   upstreamStoreContract(backend);
+  approvalStoreContract(backend);
   storageHealthContract(backend);
 }
