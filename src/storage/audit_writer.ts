@@ -1,5 +1,6 @@
 /**
- * @module Audit rows written after the reply, in batches, without waiting on other writers.
+ * @module Audit rows and upstream traces written after the reply, in batches, without waiting on
+ * other writers.
  *
  * Writing an audit row takes SQLite's write lock. Done inline, every call — a search included —
  * would wait behind another process's import for up to the busy timeout. Rows are queued and
@@ -11,9 +12,10 @@
  * however often it is retried, so those rows are dropped at once: logged at error level with their
  * count and the reason, and counted in `audit_drops` for `engram mcp report`.
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Logger } from "../core/logger.ts";
 import { silentLogger } from "../core/logger.ts";
+import type { UpstreamTrace } from "../core/ports/trace_log.ts";
 import type { AuditEntry } from "../core/types.ts";
 import { BUSY_TIMEOUT_MS, isBusyError, type Prepares, transaction } from "./database.ts";
 import { type AuditDrop, recordAuditDrops } from "./audit_drops.ts";
@@ -53,19 +55,35 @@ export interface AuditWriterOptions {
   now?: () => Date;
 }
 
+/** The insert of each kind of row the writer carries. */
+const INSERTS = {
+  audit:
+    `INSERT INTO audit (at, client_id, transport, session_id, tier, kind, name, brain_id, args_digest, outcome, error_code, latency_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  trace:
+    `INSERT INTO upstream_traces (at, server, capability, kind, latency_ms, outcome, error_code, bytes_in, bytes_out, caller, transport)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+} as const;
+
+/** A queued row: which table, and its values in the insert's order. */
+interface QueuedRow {
+  table: keyof typeof INSERTS;
+  values: SQLInputValue[];
+}
+
 /** Another connection holds the lock, or a table of it: worth trying again. */
 function isLockedOut(err: unknown): boolean {
   return isBusyError(err) || /SQLITE_LOCKED|database table is locked/i.test(String(err));
 }
 
-/** Queues audit rows and writes them in the background. */
+/** Queues audit rows (and upstream traces) and writes them in the background. */
 export class AuditWriter {
   #db: DatabaseSync;
   #prepare: Prepares;
   #logger: Logger;
   #timers: AuditTimers;
   #now: () => Date;
-  #queue: (AuditEntry & { at: string })[] = [];
+  #queue: QueuedRow[] = [];
   #timer: unknown;
   /** Drops not yet recorded in `audit_drops` (recorded with the next write that gets the lock). */
   #drops: AuditDrop[] = [];
@@ -83,9 +101,49 @@ export class AuditWriter {
     };
   }
 
-  /** Queues a row; it is written within FLUSH_DELAY_MS, with the rows queued meanwhile. */
-  add(entry: AuditEntry): void {
-    this.#queue.push({ ...entry, at: this.#now().toISOString() });
+  /** Queues an audit row; it is written within FLUSH_DELAY_MS, with the rows queued meanwhile. */
+  add(e: AuditEntry): void {
+    this.#enqueue({
+      table: "audit",
+      values: [
+        this.#now().toISOString(),
+        e.client_id,
+        e.transport,
+        e.session_id,
+        e.tier,
+        e.kind,
+        e.name,
+        e.brain_id,
+        e.args_digest,
+        e.outcome,
+        e.error_code,
+        e.latency_ms,
+      ],
+    });
+  }
+
+  /** Queues an upstream trace, written with the audit rows (same table space, same rules). */
+  addTrace(t: UpstreamTrace): void {
+    this.#enqueue({
+      table: "trace",
+      values: [
+        t.at,
+        t.server,
+        t.capability,
+        t.kind,
+        t.latency_ms,
+        t.outcome,
+        t.error_code,
+        t.bytes_in,
+        t.bytes_out,
+        t.caller,
+        t.transport,
+      ],
+    });
+  }
+
+  #enqueue(row: QueuedRow): void {
+    this.#queue.push(row);
     if (this.#queue.length > MAX_QUEUED) {
       this.#queue.shift();
       this.#dropped(1, QUEUE_OVERFLOW);
@@ -140,26 +198,9 @@ export class AuditWriter {
     const refused = new Map<string, number>();
     try {
       this.#db.exec("BEGIN IMMEDIATE");
-      const insert = this.#prepare.prepare(
-        `INSERT INTO audit (at, client_id, transport, session_id, tier, kind, name, brain_id, args_digest, outcome, error_code, latency_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      for (const e of rows) {
+      for (const row of rows) {
         try {
-          insert.run(
-            e.at,
-            e.client_id,
-            e.transport,
-            e.session_id,
-            e.tier,
-            e.kind,
-            e.name,
-            e.brain_id,
-            e.args_digest,
-            e.outcome,
-            e.error_code,
-            e.latency_ms,
-          );
+          this.#prepare.prepare(INSERTS[row.table]).run(...row.values);
         } catch (err) {
           // Without a transaction SQLite rolled it all back (a full disk, an I/O error).
           if (isLockedOut(err) || !this.#db.isTransaction) throw err;

@@ -45,6 +45,8 @@ export class SqliteStorage implements Storage {
   readonly upstreams: SqliteUpstreamStore;
   readonly approvals: SqliteApprovalStore;
   readonly audit: SqliteAuditLog;
+  /** Traces share the audit log's batched writer. */
+  readonly traces: SqliteAuditLog;
   readonly units: SqliteConnection;
   readonly health: StorageHealth;
 
@@ -63,6 +65,7 @@ export class SqliteStorage implements Storage {
     this.upstreams = new SqliteUpstreamStore(conn);
     this.approvals = new SqliteApprovalStore(conn);
     this.audit = new SqliteAuditLog(conn, { logger: options.logger });
+    this.traces = this.audit;
     this.health = {
       ready: () => conn.read(() => conn.prepare("SELECT 1").get() !== undefined),
       contents: (): Promise<StorageContents> => conn.read(() => summarizeDatabase(conn.db)),

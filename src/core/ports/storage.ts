@@ -11,6 +11,7 @@ import type { LockStore } from "./lock_store.ts";
 import type { SearchIndex } from "./search_index.ts";
 import type { SessionStore } from "./session_store.ts";
 import type { TokenStore } from "./token_store.ts";
+import type { TraceReader, TraceSink } from "./trace_log.ts";
 import type { UnitOfWork } from "./unit_of_work.ts";
 import type { UpstreamStore } from "./upstream_store.ts";
 import type { VectorIndex } from "./vector_index.ts";
@@ -48,6 +49,7 @@ export interface Storage {
   upstreams: UpstreamStore;
   approvals: ApprovalStore;
   audit: AuditSink & AuditReader;
+  traces: TraceSink & TraceReader;
   units: UnitOfWork;
   health: StorageHealth;
   /** Writes what is pending (audit rows) and releases the connection. */

@@ -10,6 +10,7 @@ import { searchIndexContract } from "./search_index.ts";
 import { sessionStoreContract } from "./session_store.ts";
 import { storageHealthContract } from "./storage_health.ts";
 import { tokenStoreContract } from "./token_store.ts";
+import { traceLogContract } from "./trace_log.ts";
 import { unitOfWorkContract } from "./unit_of_work.ts";
 import { upstreamStoreContract } from "./upstream_store.ts";
 import { vectorIndexContract } from "./vector_index.ts";
@@ -25,6 +26,7 @@ export function storageContract(backend: ContractBackend): void {
   lockStoreContract(backend);
   tokenStoreContract(backend);
   auditLogContract(backend);
+  traceLogContract(backend);
   unitOfWorkContract(backend);
   upstreamStoreContract(backend);
   approvalStoreContract(backend);

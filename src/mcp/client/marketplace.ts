@@ -1,0 +1,101 @@
+/**
+ * @module The marketplace: a curated, offline catalogue of vetted upstream servers (the data file
+ * marketplace.json beside this module), each with a pinned package version, a ready config entry,
+ * the sandbox profile and network it needs, and a category. Adding one writes it like an import:
+ * disabled, user_added, consent pending, unsigned — a catalogue entry is a suggestion, not a review.
+ */
+import { z } from "zod";
+import { type McpServerConfig, McpServerSchema } from "../../config/mcp_servers.ts";
+import { EngramError } from "../../core/errors.ts";
+import catalogue from "./marketplace.json" with { type: "json" };
+
+const ENTRY = z.strictObject({
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  category: z.string(),
+  registry: z.enum(["npm", "pypi"]),
+  package: z.string(),
+  version: z.string(),
+  homepage: z.url(),
+  tested: z.boolean(),
+  untested_reason: z.string().optional(),
+  parameters: z.record(z.string(), z.string()),
+  config: z.record(z.string(), z.unknown()),
+  notes: z.string(),
+});
+
+const CATALOGUE = z.strictObject({
+  catalogue_version: z.literal(1),
+  reviewed_at: z.string(),
+  servers: z.array(ENTRY),
+});
+
+/** One catalogue entry. */
+export type MarketplaceEntry = z.infer<typeof ENTRY>;
+
+/** The catalogue, validated once. */
+export function marketplace(): { reviewed_at: string; servers: MarketplaceEntry[] } {
+  return CATALOGUE.parse(catalogue);
+}
+
+/** An entry by name, or `not_found` listing the names there are. */
+export function marketplaceEntry(name: string): MarketplaceEntry {
+  const { servers } = marketplace();
+  const entry = servers.find((s) => s.name === name.toLowerCase());
+  if (entry) return entry;
+  throw new EngramError(
+    "not_found",
+    `the marketplace has no server "${name}" (it has: ${
+      servers.map((s) => s.name).join(", ")
+    }); see: engram mcp marketplace list`,
+  );
+}
+
+/**
+ * The entry's config as a server entry named `as` (default: the entry's name), with its
+ * `${PARAMETER}`s filled from `values`; a missing value is `invalid_argument` naming it.
+ */
+export function marketplaceConfig(
+  entry: MarketplaceEntry,
+  options: { as?: string; values?: Record<string, string> } = {},
+): McpServerConfig {
+  const values = options.values ?? {};
+  for (const key of Object.keys(values)) {
+    if (!(key in entry.parameters)) {
+      throw new EngramError(
+        "invalid_argument",
+        `${entry.name} takes no parameter ${key}${
+          Object.keys(entry.parameters).length
+            ? `; it takes: ${Object.keys(entry.parameters).join(", ")}`
+            : ""
+        }`,
+      );
+    }
+  }
+  const missing = Object.keys(entry.parameters).filter((k) => values[k] === undefined);
+  if (missing.length) {
+    throw new EngramError(
+      "invalid_argument",
+      `${entry.name} needs ${
+        missing.map((k) => `--set ${k}=… (${entry.parameters[k]})`).join(" and ")
+      }`,
+    );
+  }
+  const fill = (v: unknown): unknown =>
+    typeof v === "string"
+      ? v.replace(/\$\{([A-Z_]+)\}/g, (whole, k: string) => values[k] ?? whole)
+      : Array.isArray(v)
+      ? v.map(fill)
+      : v;
+  const config = Object.fromEntries(Object.entries(entry.config).map(([k, v]) => [k, fill(v)]));
+  return McpServerSchema.parse({
+    ...config,
+    name: options.as ?? entry.name,
+    // The catalogue vetted the package, not this machine's launch: every launch rule still
+    // applies (allowlist, signature, consent), as for an import.
+    trust: "user_added",
+    client_consent: "pending",
+    enabled: false,
+  });
+}
