@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { EnvSnapshot } from "./env.ts";
+import { wholeNumber } from "./number_setting.ts";
 import type { YamlSource } from "./yaml_source.ts";
 
 /**
@@ -37,6 +38,8 @@ export const MANIFEST_SIGNATURE = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
 
 /** `max_result_bytes` default: 10 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
+/** `request_timeout_ms` default: how long one upstream request may take. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Why a `review_keys` entry was refused. */
 export function reviewKeyRefusal(input: unknown): string {
@@ -83,6 +86,27 @@ const serverName = z.string({ error: "is required: a name for this server" }).re
   error: SERVER_NAME_RULE,
 });
 
+/**
+ * Whether an upstream may ask engram's model for completions (`sampling/createMessage`), and how
+ * many tokens one answer may use. Off unless the operator turns it on for that server: sampling
+ * spends the operator's model budget on the upstream's prompts.
+ */
+export const SamplingPolicySchema = z.strictObject({
+  allowed: z.boolean().default(false),
+  max_tokens: wholeNumber(1, 1_000_000).default(1024),
+});
+
+/** A server's sampling policy, filled in. */
+export type SamplingPolicy = z.infer<typeof SamplingPolicySchema>;
+
+/** The policy of a server without a `sampling` key. */
+export const DEFAULT_SAMPLING: SamplingPolicy = { allowed: false, max_tokens: 1024 };
+
+/** The sampling policy of a server entry (the default when the entry has none). */
+export function samplingPolicy(server: { sampling?: SamplingPolicy }): SamplingPolicy {
+  return server.sampling ?? DEFAULT_SAMPLING;
+}
+
 const governance = {
   client_consent: z.enum(CONSENT_STATES).default("pending"),
   trust: z.enum(TRUST_LEVELS).default("user_added"),
@@ -111,6 +135,7 @@ export const StdioServerSchema = z.strictObject({
   }).optional(),
   sandbox_profile: z.enum(SANDBOX_PROFILES).default("restricted"),
   network: z.boolean().default(false),
+  sampling: SamplingPolicySchema.optional(),
   ...governance,
 });
 
@@ -120,6 +145,7 @@ export const HttpServerSchema = z.strictObject({
   transport: z.enum(["http", "sse"]),
   url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
   headers: headerMap.default({}),
+  sampling: SamplingPolicySchema.optional(),
   ...governance,
 });
 
@@ -153,6 +179,21 @@ export const McpServerListSchema = z.array(McpServerSchema).superRefine((servers
     }
   });
 });
+
+/** The `mcp:` section of the config file: the upstream servers and the rules and limits for them. */
+export const McpSectionSchema = z.strictObject({
+  stdio_allowed_commands: z.array(z.string().min(1)).default([])
+    .describe("The global reviewed allowlist of stdio server commands (exact text)"),
+  allowed_file_roots: z.array(z.string().min(1)).default([]),
+  review_keys: z.array(
+    z.string().regex(REVIEW_KEY, { error: (issue) => reviewKeyRefusal(issue.input) }),
+  ).default([]).describe("Ed25519 public keys whose signatures approve stdio launches"),
+  max_result_bytes: wholeNumber(1024).default(DEFAULT_MAX_RESULT_BYTES)
+    .describe("Largest upstream result engram accepts"),
+  request_timeout_ms: wholeNumber(100, 3_600_000).default(DEFAULT_REQUEST_TIMEOUT_MS)
+    .describe("How long one upstream request may take before it is cancelled"),
+  mcp_servers: McpServerListSchema.default([]),
+}).prefault({});
 
 /** Where a YAML key was written. */
 export interface KeySource {

@@ -1,12 +1,7 @@
 /** @module The configuration file's schema (zod) and defaults. */
 import { z } from "zod";
 import { HOST_PATTERN_FORMS, parseHostPattern } from "../core/host_pattern.ts";
-import {
-  DEFAULT_MAX_RESULT_BYTES,
-  McpServerListSchema,
-  REVIEW_KEY,
-  reviewKeyRefusal,
-} from "./mcp_servers.ts";
+import { McpSectionSchema } from "./mcp_servers.ts";
 import { decimalNumber, wholeNumber } from "./number_setting.ts";
 
 /** Log levels, lowest first (RFC 5424 names, as MCP logging uses). */
@@ -89,17 +84,7 @@ export const ConfigSchema = z.strictObject({
     sse_retry_ms: wholeNumber(0).default(3_000),
     shutdown_grace_ms: wholeNumber(0).default(10_000),
   }).prefault({}),
-  mcp: z.strictObject({
-    stdio_allowed_commands: z.array(z.string().min(1)).default([])
-      .describe("The global reviewed allowlist of stdio server commands (exact text)"),
-    allowed_file_roots: z.array(z.string().min(1)).default([]),
-    review_keys: z.array(
-      z.string().regex(REVIEW_KEY, { error: (issue) => reviewKeyRefusal(issue.input) }),
-    ).default([]).describe("Ed25519 public keys whose signatures approve stdio launches"),
-    max_result_bytes: wholeNumber(1024).default(DEFAULT_MAX_RESULT_BYTES)
-      .describe("Largest upstream result engram accepts"),
-    mcp_servers: McpServerListSchema.default([]),
-  }).prefault({}),
+  mcp: McpSectionSchema,
   ingest: z.strictObject({
     allowed_url_hosts: z.array(
       z.string().min(1).refine((entry) => parseHostPattern(entry) !== null, {

@@ -52,6 +52,7 @@ Deno.test("config: with no file anywhere, defaults apply and configFile is null"
     allowed_file_roots: [],
     review_keys: [],
     max_result_bytes: 10 * 1024 * 1024,
+    request_timeout_ms: 30_000,
     mcp_servers: [],
     sources: {},
   });

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { envFrom } from "../../src/config/env.ts";
 import { loadConfig } from "../../src/config/load.ts";
+import { samplingPolicy } from "../../src/config/mcp_servers.ts";
 import { EngramError } from "../../src/core/errors.ts";
 import { tempDir } from "../helpers.ts";
 import { STACK_LINE, writeText } from "../cli/_util.ts";
@@ -117,6 +118,50 @@ Deno.test("mcp config: max_result_bytes can be set, and must be a whole number o
     "mcp.max_result_bytes",
     /must be a whole number 1024 or more/,
   );
+});
+
+Deno.test("mcp config: request_timeout_ms defaults to 30 s, can be set, and must be 100..3600000", async () => {
+  assert.equal(
+    (await loadYaml(["mcp:", "  review_keys: []"])).config.mcp.request_timeout_ms,
+    30_000,
+  );
+  const { config } = await loadYaml(["mcp:", "  request_timeout_ms: 2500"]);
+  assert.equal(config.mcp.request_timeout_ms, 2500);
+  await assertRefused(
+    ["mcp:", "  request_timeout_ms: 50"],
+    2,
+    "mcp.request_timeout_ms",
+    /must be a whole number 100\.\.3600000/,
+  );
+  await assertRefused(
+    ["mcp:", "  request_timeout_ms: soon"],
+    2,
+    "mcp.request_timeout_ms",
+    /must be a whole number 100\.\.3600000, got "soon"/,
+  );
+});
+
+Deno.test("mcp config: sampling is absent unless set (off by default); set, it fills in its defaults", async () => {
+  const { config } = await loadYaml([
+    "mcp:",
+    "  mcp_servers:",
+    "    - name: plain",
+    "      transport: stdio",
+    "      command: npx",
+    "    - name: asks",
+    "      transport: stdio",
+    "      command: npx",
+    "      sampling: { allowed: true }",
+    "    - name: remote",
+    "      transport: sse",
+    "      url: https://x.example/sse",
+    "      sampling: { allowed: true, max_tokens: 256 }",
+  ]);
+  const [plain, asks, remote] = config.mcp.mcp_servers;
+  assert.ok(!Object.hasOwn(plain, "sampling"), "no key, no value: the default policy applies");
+  assert.deepEqual(samplingPolicy(plain), { allowed: false, max_tokens: 1024 });
+  assert.deepEqual(asks.sampling, { allowed: true, max_tokens: 1024 });
+  assert.deepEqual(samplingPolicy(remote), { allowed: true, max_tokens: 256 });
 });
 
 const server = (
@@ -240,6 +285,27 @@ const REFUSED: [string, string[], number, string, RegExp][] = [
     6,
     "mcp.mcp_servers.0.client_consent",
     /approved|pending|denied/,
+  ],
+  [
+    "sampling as a bare boolean",
+    server("transport: stdio", "command: npx", "sampling: true"),
+    6,
+    "mcp.mcp_servers.0.sampling",
+    /object/,
+  ],
+  [
+    "an unknown sampling key",
+    server("transport: stdio", "command: npx", "sampling: { allowed: true, model: big }"),
+    6,
+    "mcp.mcp_servers.0.sampling.model",
+    /unknown key/,
+  ],
+  [
+    "zero sampling max_tokens",
+    server("transport: http", "url: https://x.example/mcp", "sampling: { max_tokens: 0 }"),
+    6,
+    "mcp.mcp_servers.0.sampling.max_tokens",
+    /must be a whole number 1\.\.1000000/,
   ],
 ];
 

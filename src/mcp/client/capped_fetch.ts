@@ -1,0 +1,184 @@
+/**
+ * @module A `fetch` for the SDK's HTTP client transports that holds upstream bodies to
+ * `mcp.max_result_bytes` without buffering past it. The SDK reads a JSON response whole and an SSE
+ * event whole; here a JSON body over the limit, or an SSE event over it, is replaced by a
+ * synthetic JSON-RPC error for the request it answers (from the POST body we sent, or recovered
+ * from the event's edges on a GET stream), so one oversized answer fails one call, not the session.
+ */
+import type { RequestId } from "../sdk.ts";
+import { ByteEdges, isUpstreamInitiated, oversizeResponse, recoverId } from "./oversize_message.ts";
+
+/** The fetch signature the SDK transports accept. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** `base` with every successful response body held to `limit` bytes per JSON body or SSE event. */
+export function cappedFetch(limit: number, base: FetchLike = fetch): FetchLike {
+  return async (url, init) => {
+    const response = await base(url, init);
+    if (!response.body || response.status < 200 || response.status > 299) return response;
+    const ids = requestIds(init);
+    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (type === "text/event-stream") {
+      return rebuilt(response, response.body.pipeThrough(sseEventCap(limit, ids)));
+    }
+    return await boundedBody(response, limit, ids);
+  };
+}
+
+/** Ids of the requests in a POST body we are sending (JSON-RPC, one message or a batch). */
+function requestIds(init: RequestInit | undefined): RequestId[] {
+  if (init?.method !== "POST" || typeof init.body !== "string") return [];
+  try {
+    const parsed = JSON.parse(init.body);
+    return (Array.isArray(parsed) ? parsed : [parsed])
+      .filter((m) => m && typeof m === "object" && "method" in m && "id" in m)
+      .map((m) => m.id as RequestId);
+  } catch {
+    return [];
+  }
+}
+
+/** The same response with another body, and without the length of the old one. */
+function rebuilt(response: Response, body: BodyInit): Response {
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** The synthetic answer for an oversized JSON body: one error per request it answered. */
+function oversizeJson(response: Response, ids: RequestId[], bytes: number, limit: number) {
+  const errors = ids.map((id) => oversizeResponse(id, bytes, limit));
+  const body = errors.length === 1 ? errors[0] : errors.length ? errors : oversizeResponse(
+    // Nothing of ours to answer (a notification's POST got a JSON body): an id-less error.
+    null as unknown as RequestId,
+    bytes,
+    limit,
+  );
+  const out = rebuilt(response, JSON.stringify(body));
+  out.headers.set("content-type", "application/json");
+  return out;
+}
+
+/** Reads a non-stream body up to `limit` bytes; over it, cancels the rest. */
+async function boundedBody(response: Response, limit: number, ids: RequestId[]) {
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (declared > limit) {
+    await response.body!.cancel().catch(() => {});
+    return oversizeJson(response, ids, declared, limit);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return oversizeJson(response, ids, size, limit);
+    }
+    chunks.push(value);
+  }
+  return rebuilt(response, new Blob(chunks as BlobPart[]));
+}
+
+/**
+ * Passes SSE events through whole, one at a time, each at most `limit` bytes. An event is held
+ * until its blank line (the SDK's parser would hold it too); a longer one is dropped while it
+ * streams, keeping only its edges, and replaced by an error event for the request it answers.
+ */
+export function sseEventCap(
+  limit: number,
+  ids: RequestId[],
+): TransformStream<Uint8Array, Uint8Array> {
+  let held: Uint8Array[] = [];
+  let heldSize = 0;
+  let edges: ByteEdges | null = null;
+  /** Bytes of the current line; 0 right after a line break. */
+  let lineLength = 0;
+  let afterCR = false;
+  const encoder = new TextEncoder();
+
+  function hold(piece: Uint8Array) {
+    if (piece.length === 0) return;
+    if (edges) return edges.add(piece);
+    if (heldSize + piece.length <= limit) {
+      held.push(piece);
+      heldSize += piece.length;
+      return;
+    }
+    edges = new ByteEdges();
+    for (const h of held) edges.add(h);
+    edges.add(piece);
+    held = [];
+    heldSize = 0;
+  }
+
+  function endEvent(controller: TransformStreamDefaultController<Uint8Array>) {
+    if (edges) {
+      const { head, tail } = edges.text();
+      const size = edges.size;
+      edges = null;
+      const eventId = /^id:\s?([^\r\n]*)/m.exec(head)?.[1];
+      const data = dataOf(head);
+      // An oversized request or notification from the upstream is dropped, never taken for the
+      // answer; otherwise the id is read from the event, or is the one request this POST sent.
+      if (isUpstreamInitiated(data)) return;
+      const id = recoverId(data, tail) ?? (ids.length === 1 ? ids[0] : null);
+      if (id === null) return;
+      const error = JSON.stringify(oversizeResponse(id, size, limit));
+      const idLine = eventId === undefined ? "" : `id: ${eventId}\n`;
+      controller.enqueue(encoder.encode(`${idLine}event: message\ndata: ${error}\n\n`));
+      return;
+    }
+    for (const h of held) controller.enqueue(h);
+    held = [];
+    heldSize = 0;
+  }
+
+  return new TransformStream({
+    transform(chunk, controller) {
+      let start = 0;
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i];
+        if (byte !== 10 && byte !== 13) {
+          lineLength++;
+          afterCR = false;
+          continue;
+        }
+        if (byte === 10 && afterCR) {
+          // The LF of a CRLF: the line already ended at the CR.
+          afterCR = false;
+          continue;
+        }
+        afterCR = byte === 13;
+        const blank = lineLength === 0;
+        lineLength = 0;
+        if (!blank) continue;
+        // A blank line ends the event; a CRLF's LF right after it belongs to it.
+        let end = i + 1;
+        if (byte === 13 && chunk[end] === 10) {
+          end++;
+          i++;
+          afterCR = false;
+        }
+        hold(chunk.subarray(start, end));
+        endEvent(controller);
+        start = end;
+      }
+      hold(chunk.subarray(start));
+    },
+    flush(controller) {
+      // An unfinished event at the end of the stream is passed on; the parser discards it.
+      if (!edges) { for (const h of held) controller.enqueue(h); }
+    },
+  });
+}
+
+/** The JSON after the first `data:` of an event's head. */
+function dataOf(head: string): string {
+  const at = head.search(/(^|\n)data:/);
+  if (at < 0) return "";
+  return head.slice(head.indexOf("data:", at) + 5).replace(/^ /, "");
+}

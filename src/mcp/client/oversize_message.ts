@@ -1,0 +1,105 @@
+/**
+ * @module What engram does with an upstream message over `mcp.max_result_bytes`: it never holds
+ * the message, only its first and last few hundred bytes, and from those recovers the JSON-RPC id
+ * so that the one request waiting for it fails with a clear error while the session lives on.
+ * Shared by the stdio framer and the HTTP/SSE byte cap.
+ */
+import type { JSONRPCMessage, RequestId } from "../sdk.ts";
+
+/** How many bytes of an oversized message's start and end are kept to find its id. */
+const EDGE_BYTES = 256;
+
+/** Marks the synthetic error in `error.data`, so the session can tell it from an upstream error. */
+const OVERSIZE_MARK = "engram.max_result_bytes";
+
+/** A JSON-RPC id: a number or a JSON string literal. */
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `{"jsonrpc":"2.0","id":…` or `{"id":…` at the very start: the top-level id, unambiguously. */
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
+/**
+ * `…"id":N}` at the very end: the SDK writes the result first and the id last. A nested object
+ * ending in an `"id"` key would be followed by more than one closing brace, so it cannot match.
+ */
+const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/** The id of a message known only by its first and last bytes, or null. */
+export function recoverId(head: string, tail: string): RequestId | null {
+  const match = HEAD_ID.exec(head) ?? TAIL_ID.exec(tail);
+  if (!match) return null;
+  try {
+    const id = JSON.parse(match[1]);
+    return typeof id === "number" || typeof id === "string" ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `{"method"…` (after an optional `"jsonrpc":"2.0",`): a request or notification, not a response. */
+const HEAD_METHOD = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"method"\s*:/;
+
+/**
+ * Whether an oversized message is a request or notification from the upstream, by its first
+ * bytes: those are dropped, never mistaken for the answer to one of our requests (ids of the two
+ * directions are separate namespaces, so a matching number proves nothing).
+ */
+export function isUpstreamInitiated(head: string): boolean {
+  return HEAD_METHOD.test(head);
+}
+
+/** The error response engram puts in place of an oversized result. */
+export function oversizeResponse(id: RequestId, bytes: number, limit: number): JSONRPCMessage {
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32603,
+      message: `upstream result is ${bytes} bytes, over mcp.max_result_bytes (${limit})`,
+      data: { reason: OVERSIZE_MARK, bytes, limit },
+    },
+  };
+}
+
+/** The size and limit from an oversize error's `data`, or null for any other error. */
+export function oversizeDetails(data: unknown): { bytes: number; limit: number } | null {
+  if (!data || typeof data !== "object") return null;
+  const d = data as { reason?: unknown; bytes?: unknown; limit?: unknown };
+  if (d.reason !== OVERSIZE_MARK || typeof d.bytes !== "number" || typeof d.limit !== "number") {
+    return null;
+  }
+  return { bytes: d.bytes, limit: d.limit };
+}
+
+/** The first and last EDGE_BYTES of a byte run too large to keep, as it streams past. */
+export class ByteEdges {
+  #head: Uint8Array = new Uint8Array(0);
+  #tail: Uint8Array = new Uint8Array(0);
+  /** Bytes seen so far. */
+  size = 0;
+
+  /** Adds the next piece of the run. */
+  add(piece: Uint8Array): void {
+    this.size += piece.length;
+    if (this.#head.length < EDGE_BYTES) {
+      this.#head = join(this.#head, piece.subarray(0, EDGE_BYTES - this.#head.length));
+    }
+    const tail = piece.length >= EDGE_BYTES ? piece.subarray(piece.length - EDGE_BYTES) : join(
+      this.#tail.subarray(Math.max(0, this.#tail.length + piece.length - EDGE_BYTES)),
+      piece,
+    );
+    this.#tail = tail.slice();
+  }
+
+  /** The start and end as text (a split character at either edge decodes as U+FFFD). */
+  text(): { head: string; tail: string } {
+    const decoder = new TextDecoder();
+    return { head: decoder.decode(this.#head), tail: decoder.decode(this.#tail) };
+  }
+}
+
+/** `a` then `b` in one new array. */
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
