@@ -28,6 +28,7 @@ import type { JobQueue } from "../core/ports/job_queue.ts";
 import type { LockStore } from "../core/ports/lock_store.ts";
 import type { SessionStore } from "../core/ports/session_store.ts";
 import type { StorageHealth } from "../core/ports/storage.ts";
+import type { TraceReader, TraceSink } from "../core/ports/trace_log.ts";
 import type { UpstreamStore } from "../core/ports/upstream_store.ts";
 import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { CallerContext } from "../core/types.ts";
@@ -40,6 +41,8 @@ export interface Runtime {
   jobQueue: JobQueue;
   locks: LockStore;
   audit: AuditSink & AuditReader;
+  /** Upstream calls, beside the audit log. */
+  traces: TraceSink & TraceReader;
   tokens: TokenService;
   /** The operator's state about upstream MCP servers. */
   upstreams: UpstreamStore;
@@ -94,6 +97,7 @@ export async function openRuntime(
       jobQueue: storage.jobs,
       locks: storage.locks,
       audit: storage.audit,
+      traces: storage.traces,
       tokens: new TokenService(storage),
       upstreams: storage.upstreams,
       health: storage.health,

@@ -1,15 +1,24 @@
 /**
  * @module The set-up every `engram mcp` command about upstream servers shares: config, the open
- * database, the server catalog (YAML plus imported servers), and — for commands that judge or
- * start servers — the launch facts of this machine, gathered once.
+ * database, the server catalog (YAML plus imported servers), the launch facts of this machine
+ * (gathered once), and — for commands that reach servers — the connection manager, with what
+ * upstreams may ask of engram (roots, sampling through the provider stack, elicitation on this
+ * terminal), each server's last status recorded and every upstream call traced.
  */
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
+import type { UpstreamTrace } from "../core/ports/trace_log.ts";
+import type { CallerContext } from "../core/types.ts";
+import { terminalElicitation } from "../mcp/client/elicitation_prompt.ts";
 import { gatherLaunchFacts } from "../mcp/client/launch_facts.ts";
 import type { LaunchFacts } from "../mcp/client/launch_rules.ts";
+import { sampleWithStack } from "../mcp/client/model_sampling.ts";
+import type { NestedHost } from "../mcp/client/nested_requests.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
+import { type CallTrace, UpstreamConnections } from "../mcp/client/upstream_connections.ts";
 import type { CommandContext } from "./context.ts";
 import type { Mode } from "./permissions.ts";
 import { type Runtime, withRuntime } from "./runtime.ts";
+import { stdinLines } from "./stdin_lines.ts";
 
 /** What an upstream command works with. */
 export interface UpstreamSetup {
@@ -38,4 +47,72 @@ export async function withUpstreams<T>(
     });
     return await fn({ runtime, config, catalog, facts });
   }, { mode: options.mode });
+}
+
+/**
+ * The connection manager over every usable server of the catalog. Upstreams may ask for roots
+ * (`mcp.allowed_file_roots`), for sampling (the provider stack, where a server's policy allows),
+ * and — on a terminal — for elicitation, answered by the operator at a prompt. Close it with
+ * `closeAll()`.
+ */
+export function connectUpstreams(
+  setup: Required<UpstreamSetup>,
+  ctx: CommandContext,
+  options: { caller?: CallerContext; interactive?: boolean } = {},
+): UpstreamConnections {
+  const { runtime, config } = setup;
+  const stack = runtime.providers.background();
+  const host: NestedHost = {
+    roots: config.mcp.allowed_file_roots,
+    sample: (params, c) => sampleWithStack(stack, params, { signal: c.signal }),
+    ...(options.interactive && ctx.stdinIsTerminal
+      ? {
+        elicit: terminalElicitation({
+          readLine: stdinLines(ctx.stdin),
+          write: (t) => ctx.out.warn(t),
+        }),
+      }
+      : {}),
+  };
+  const caller = options.caller;
+  return new UpstreamConnections(
+    setup.catalog.filter((e) => !e.problem).map((e) => e.config),
+    setup.facts,
+    {
+      maxResultBytes: config.mcp.max_result_bytes,
+      requestTimeoutMs: config.mcp.request_timeout_ms,
+      host,
+      onStatus: (server, change) => {
+        runtime.upstreams.recordUpstreamStatus(server, {
+          status: change.status,
+          error: change.error?.message ?? null,
+          at: change.at.toISOString(),
+        }).catch(() => {
+          // Bookkeeping: a busy database must not fail the operator's command.
+        });
+      },
+      onCall: (call) => void runtime.traces.trace(traceOf(call, caller)),
+    },
+  );
+}
+
+/** A trace row of an upstream call: a tool's own error result, a timeout or a cancel is an error. */
+export function traceOf(call: CallTrace, caller?: CallerContext): UpstreamTrace {
+  return {
+    at: new Date().toISOString(),
+    server: call.server,
+    capability: call.capability,
+    kind: call.kind,
+    latency_ms: call.latency_ms,
+    outcome: call.outcome === "ok" ? "ok" : "error",
+    error_code: call.outcome === "ok"
+      ? null
+      : call.outcome === "error"
+      ? call.error_code ?? "internal"
+      : call.outcome,
+    bytes_in: call.bytes_in,
+    bytes_out: call.bytes_out,
+    caller: caller?.clientId ?? "cli",
+    transport: caller?.transport ?? "cli",
+  };
 }

@@ -107,10 +107,28 @@ export function samplingPolicy(server: { sampling?: SamplingPolicy }): SamplingP
   return server.sampling ?? DEFAULT_SAMPLING;
 }
 
+/** Tiers an exposed upstream tool can be offered at. */
+const TIER = z.enum(["read", "write", "admin"]);
+
+/**
+ * Exposure through engram's own server (issue 15): `tier` for every approved tool of the server,
+ * `tools` per tool name; a key set here wins over `engram mcp approvals approve --expose`.
+ */
+export const ExposeSchema = z.strictObject({
+  tier: TIER.optional(),
+  tools: z.record(z.string().min(1), TIER.or(z.literal("none"))).default({}),
+});
+
+/** A server's exposure settings. */
+export type ExposeSettings = z.infer<typeof ExposeSchema>;
+
 const governance = {
   client_consent: z.enum(CONSENT_STATES).default("pending"),
   trust: z.enum(TRUST_LEVELS).default("user_added"),
   enabled: z.boolean().default(true),
+  expose: ExposeSchema.optional(),
+  /** May its resources be compiled into memory although its trust is user_added. */
+  compile: z.boolean().optional(),
 };
 
 /** A stdio server: a subprocess engram starts only when every launch rule passes. */
@@ -192,6 +210,10 @@ export const McpSectionSchema = z.strictObject({
     .describe("Largest upstream result engram accepts"),
   request_timeout_ms: wholeNumber(100, 3_600_000).default(DEFAULT_REQUEST_TIMEOUT_MS)
     .describe("How long one upstream request may take before it is cancelled"),
+  approvals_lock: z.string().min(1).optional()
+    .describe("A committed mcp-lock.json that is the source of truth for approvals"),
+  trace_retention_days: wholeNumber(1, 3650).default(30)
+    .describe("Days upstream call traces are kept"),
   mcp_servers: McpServerListSchema.default([]),
 }).prefault({});
 

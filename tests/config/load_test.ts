@@ -53,6 +53,7 @@ Deno.test("config: with no file anywhere, defaults apply and configFile is null"
     review_keys: [],
     max_result_bytes: 10 * 1024 * 1024,
     request_timeout_ms: 30_000,
+    trace_retention_days: 30,
     mcp_servers: [],
     sources: {},
   });

@@ -2,14 +2,20 @@
  * @module `engram mcp`: the operator commands of the governed MCP client (upstream servers, their
  * review and state) and the audit report. Each subcommand lives in its own module.
  */
-import { EngramError } from "../../core/errors.ts";
 import { type CommandSpec, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { groupHelpText, type GroupSpec } from "../group_help.ts";
+import { MCP_APPROVALS_SPEC, mcpApprovals } from "./mcp_approvals.ts";
+import { MCP_CALL_SPEC, MCP_READ_RESOURCE_SPEC, mcpCall, mcpReadResource } from "./mcp_call.ts";
+import { MCP_COMPILE_SPEC, mcpCompileResource } from "./mcp_compile.ts";
+import { MCP_DISCOVER_SPEC, mcpDiscover } from "./mcp_discover.ts";
 import { MCP_DOCTOR_SPEC, mcpDoctor } from "./mcp_doctor.ts";
+import { MCP_EXPOSURE_SPEC, mcpExposure } from "./mcp_exposure.ts";
 import { MCP_IMPORT_SPEC, mcpImport } from "./mcp_import.ts";
 import { MCP_KEYS_SPEC, MCP_SIGN_SPEC, mcpKeys, mcpSign } from "./mcp_keys.ts";
+import { MCP_MARKETPLACE_SPEC, mcpMarketplace } from "./mcp_marketplace.ts";
 import { MCP_REPORT_SPEC, mcpReport } from "./mcp_report.ts";
+import { MCP_SCORE_SPEC, mcpScore } from "./mcp_score.ts";
 import {
   MCP_CONSENT_SPEC,
   MCP_DISABLE_SPEC,
@@ -31,6 +37,14 @@ const MCP_GROUP: GroupSpec = {
   subcommands: [
     MCP_SERVERS_SPEC,
     MCP_DOCTOR_SPEC,
+    MCP_DISCOVER_SPEC,
+    MCP_CALL_SPEC,
+    MCP_READ_RESOURCE_SPEC,
+    MCP_APPROVALS_SPEC,
+    MCP_EXPOSURE_SPEC,
+    MCP_COMPILE_SPEC,
+    MCP_SCORE_SPEC,
+    MCP_MARKETPLACE_SPEC,
     MCP_IMPORT_SPEC,
     MCP_ENABLE_SPEC,
     MCP_DISABLE_SPEC,
@@ -50,18 +64,6 @@ const MCP_SPEC: CommandSpec = {
   options: {},
   positionals: [0, 1],
 };
-
-/** Subcommands of later parts of the governed client, named so the refusal says what is coming. */
-const NOT_YET = new Set([
-  "discover",
-  "call",
-  "read-resource",
-  "compile-resource",
-  "approvals",
-  "score",
-  "exposure",
-  "marketplace",
-]);
 
 /** Runs an `engram mcp` subcommand. */
 export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<number> {
@@ -87,6 +89,22 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
       return await mcpSign(rest, ctx);
     case "report":
       return await mcpReport(rest, ctx);
+    case "discover":
+      return await mcpDiscover(rest, ctx);
+    case "call":
+      return await mcpCall(rest, ctx);
+    case "read-resource":
+      return await mcpReadResource(rest, ctx);
+    case "approvals":
+      return await mcpApprovals(rest, ctx);
+    case "exposure":
+      return await mcpExposure(rest, ctx);
+    case "compile-resource":
+      return await mcpCompileResource(rest, ctx);
+    case "score":
+      return await mcpScore(rest, ctx);
+    case "marketplace":
+      return await mcpMarketplace(rest, ctx);
     case "--help":
     case "-h":
       ctx.out.line(groupHelpText(MCP_GROUP));
@@ -98,12 +116,6 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
           MCP_GROUP.subcommands.map((s) => s.name.split(" ")[1]).join(", ")
         }`,
       );
-  }
-  if (NOT_YET.has(sub)) {
-    throw new EngramError(
-      "not_implemented",
-      `engram mcp ${sub} is not in this build yet; engram mcp servers, doctor, import, enable, consent, keys and sign are`,
-    );
   }
   throw usageError(MCP_SPEC, `unknown subcommand "${sub}"`);
 }
