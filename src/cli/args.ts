@@ -1,6 +1,7 @@
 /** @module Command-line parsing on node:util parseArgs, with usage errors that say how to get help. */
 import { parseArgs } from "node:util";
 import { EngramError } from "../core/errors.ts";
+import { editDistance } from "../core/text/edit_distance.ts";
 import type { ConfigFlags } from "../config/load.ts";
 
 /** One option of a command. */
@@ -136,18 +137,6 @@ function closestOption(name: string, names: string[]): string | undefined {
   const scored = names.map((n) => ({ n, d: editDistance(name, n) })).filter((x) => x.d <= 2);
   scored.sort((a, b) => a.d - b.d);
   return scored[0]?.n;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
 }
 
 /** A usage error: the message, where to get help, and the usage line. */

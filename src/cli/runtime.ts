@@ -23,6 +23,7 @@ import { ensureDefaultBrain } from "../core/brains.ts";
 import { TokenService } from "../core/bearer_tokens.ts";
 import { EngramError } from "../core/errors.ts";
 import { MemoryService } from "../core/memory_service.ts";
+import type { ApprovalStore } from "../core/ports/approval_store.ts";
 import type { AuditReader, AuditSink } from "../core/ports/audit_log.ts";
 import type { JobQueue } from "../core/ports/job_queue.ts";
 import type { LockStore } from "../core/ports/lock_store.ts";
@@ -46,6 +47,8 @@ export interface Runtime {
   tokens: TokenService;
   /** The operator's state about upstream MCP servers. */
   upstreams: UpstreamStore;
+  /** Approvals of upstream capabilities, and what was last seen live. */
+  approvals: ApprovalStore;
   health: StorageHealth;
   providers: ProviderSet;
   close(): void;
@@ -100,6 +103,7 @@ export async function openRuntime(
       traces: storage.traces,
       tokens: new TokenService(storage),
       upstreams: storage.upstreams,
+      approvals: storage.approvals,
       health: storage.health,
       providers,
       close: () => storage.close(),
@@ -152,7 +156,13 @@ export function createJobRunner(
 /** What every MCP session of this process shares (all of ServerDeps but the caller). */
 export function sessionDeps(
   runtime: Runtime,
-  o: { config: ResolvedConfig; logger: Logger; cwd: string; jobs: JobRunner },
+  o: {
+    config: ResolvedConfig;
+    logger: Logger;
+    cwd: string;
+    jobs: JobRunner;
+    upstream?: ServerDeps["upstream"];
+  },
 ): Omit<ServerDeps, "caller"> {
   return {
     service: runtime.service,
@@ -166,6 +176,7 @@ export function sessionDeps(
     providers: runtime.providers,
     jobs: o.jobs,
     consolidate: consolidateSettings(o.config),
+    ...(o.upstream ? { upstream: o.upstream } : {}),
   };
 }
 

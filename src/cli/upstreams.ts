@@ -5,9 +5,11 @@
  * upstreams may ask of engram (roots, sampling through the provider stack, elicitation on this
  * terminal), each server's last status recorded and every upstream call traced.
  */
+import { dirname, resolve } from "node:path";
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
 import type { UpstreamTrace } from "../core/ports/trace_log.ts";
 import type { CallerContext } from "../core/types.ts";
+import { type ApprovalBook, databaseBook, lockfileBook } from "../mcp/client/approval_book.ts";
 import { terminalElicitation } from "../mcp/client/elicitation_prompt.ts";
 import { gatherLaunchFacts } from "../mcp/client/launch_facts.ts";
 import type { LaunchFacts } from "../mcp/client/launch_rules.ts";
@@ -115,4 +117,15 @@ export function traceOf(call: CallTrace, caller?: CallerContext): UpstreamTrace 
     caller: caller?.clientId ?? "cli",
     transport: caller?.transport ?? "cli",
   };
+}
+
+/**
+ * Where approvals are kept: the lockfile named by `mcp.approvals_lock` (relative to the config
+ * file's folder), else the database.
+ */
+export function approvalBook(setup: Pick<UpstreamSetup, "config" | "runtime">): ApprovalBook {
+  const lock = setup.config.mcp.approvals_lock;
+  if (lock === undefined) return databaseBook(setup.runtime.approvals);
+  // The key can only come from a config file, so there is one to resolve against.
+  return lockfileBook(resolve(dirname(setup.config.configFile!), lock));
 }

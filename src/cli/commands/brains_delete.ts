@@ -4,6 +4,7 @@ import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
+import { stdinLines } from "../stdin_lines.ts";
 
 /** Usage of `engram brains delete`. */
 export const BRAINS_DELETE_SPEC: CommandSpec = {
@@ -67,23 +68,5 @@ async function confirm(plan: BrainDeletionPlan, ctx: CommandContext): Promise<bo
   ctx.out.warn(
     `delete brain "${plan.brain.slug}" and its ${plan.documents} documents${forgotten} permanently? type the slug to confirm:`,
   );
-  return (await readLine(ctx.stdin))?.trim() === plan.brain.slug;
-}
-
-/** The first line of `stdin` (without its newline), or null at end of input. */
-async function readLine(stdin: ReadableStream<Uint8Array>): Promise<string | null> {
-  const reader = stdin.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return text === "" ? null : text;
-      text += decoder.decode(value, { stream: true });
-      const end = text.indexOf("\n");
-      if (end >= 0) return text.slice(0, end);
-    }
-  } finally {
-    reader.releaseLock();
-  }
+  return (await stdinLines(ctx.stdin)())?.trim() === plan.brain.slug;
 }

@@ -1,8 +1,12 @@
 /**
  * @module `engram mcp doctor [NAME]`: every check of every upstream server (or one), each PASS or
  * FAIL with a one-line fix; exits 1 when any check fails. The static checks judge the config, the
- * allowlists, the binary's allow-run list, the manifest digest and signature and the sandbox.
+ * allowlists, the binary's allow-run list, the manifest digest and signature and the sandbox; the
+ * live checks then start each server that may start — all at once, each within the request
+ * timeout — and check launch, initialize, protocol version, capabilities and latency, so one sick
+ * server is named while the healthy ones still pass.
  */
+import { liveDoctor, type LiveReport } from "../../mcp/client/doctor_live.ts";
 import { manifestDigest } from "../../mcp/client/launch_manifest.ts";
 import { judgeServers, type ServerView } from "../../mcp/client/server_status.ts";
 import { findEntry } from "../../mcp/client/upstream_catalog.ts";
@@ -16,8 +20,11 @@ export const MCP_DOCTOR_SPEC: CommandSpec = {
   name: "mcp doctor",
   usage: "engram mcp doctor [NAME] [--json]",
   summary:
-    "Check upstream servers (all, or NAME): config, reviewed allowlist, this binary's allow-run list, manifest digest and signature, sandbox, consent. Each check is PASS or FAIL with a one-line fix; a disabled server's `enabled` check is OFF and does not fail the run. Exits 1 when any check fails.",
-  options: { json: { type: "boolean", help: "print every check as JSON" } },
+    "Check upstream servers (all, or NAME): config, reviewed allowlist, this binary's allow-run list, manifest digest and signature, sandbox, consent; then, for each server that may start, the live checks: launch, initialize, protocol version, capabilities, latency (all servers at once, each within mcp.request_timeout_ms). Each check is PASS or FAIL with a one-line fix; a disabled server's `enabled` check is OFF and does not fail the run. Exits 1 when any check fails.",
+  options: {
+    static: { type: "boolean", help: "only the static checks: start nothing" },
+    json: { type: "boolean", help: "print every check as JSON" },
+  },
   positionals: [0, 1],
 };
 
@@ -29,7 +36,15 @@ export async function mcpDoctor(argv: string[], ctx: CommandContext): Promise<nu
   return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
     const entries = name === undefined ? u.catalog : [findEntry(u.catalog, name)];
     const views = await judgeServers(entries, u.facts!);
-    const reports = await Promise.all(views.map(serverReport));
+    const ready = views.filter((v) => v.readiness === "ready").map((v) => v.entry.config);
+    const live = args.values.static ? [] : await liveDoctor(ready, {
+      facts: u.facts!,
+      timeoutMs: u.config.mcp.request_timeout_ms,
+      maxResultBytes: u.config.mcp.max_result_bytes,
+    });
+    const reports = await Promise.all(
+      views.map((v) => serverReport(v, live.find((l) => l.server === v.entry.config.name))),
+    );
     const failed = reports.some((r) => r.checks.some((c) => c.result === "FAIL"));
     if (args.values.json) ctx.out.json({ ok: !failed, servers: reports });
     else if (reports.length === 0) {
@@ -70,8 +85,16 @@ interface DoctorReport {
   checks: DoctorCheck[];
 }
 
-async function serverReport(v: ServerView): Promise<DoctorReport> {
+async function serverReport(v: ServerView, live?: LiveReport): Promise<DoctorReport> {
   const c = v.entry.config;
+  const liveChecks: DoctorCheck[] = (live?.checks ?? []).flatMap((l) =>
+    l.status === "skip" ? [] : [{
+      rule: l.check,
+      result: l.status === "pass" ? "PASS" : "FAIL",
+      detail: l.detail,
+      ...(l.status === "fail" ? { fix: l.fix } : {}),
+    } as DoctorCheck]
+  );
   return {
     name: c.name,
     transport: c.transport,
@@ -80,12 +103,15 @@ async function serverReport(v: ServerView): Promise<DoctorReport> {
     ...(c.transport === "stdio" && !v.entry.problem
       ? { manifest_digest: await manifestDigest(c) }
       : {}),
-    checks: v.checks.map((check) => ({
-      rule: check.rule,
-      result: check.ok ? "PASS" : check.rule === "enabled" ? "OFF" : "FAIL",
-      detail: check.detail,
-      ...(check.ok ? {} : { fix: check.fix }),
-    })),
+    checks: [
+      ...v.checks.map((check): DoctorCheck => ({
+        rule: check.rule,
+        result: check.ok ? "PASS" : check.rule === "enabled" ? "OFF" : "FAIL",
+        detail: check.detail,
+        ...(check.ok ? {} : { fix: check.fix }),
+      })),
+      ...liveChecks,
+    ],
   };
 }
 

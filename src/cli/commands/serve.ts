@@ -12,6 +12,7 @@ import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
+import { serveUpstreamTools } from "../upstream_tools.ts";
 
 /** Usage of `engram serve`. */
 export const SERVE_SPEC: CommandSpec = {
@@ -52,13 +53,14 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   }
   const logger = stderrLogger(config.logLevel);
   const runtime = await openRuntime(config, { logger });
-  const revoked = await applyModePermissions("serve", config);
+  const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });
+  const revoked = await applyModePermissions("serve", config, { servers: upstream?.servers });
   logger.debug("permissions revoked", { revoked });
 
   const jobs = createJobRunner(runtime, { config, logger });
   const app = createHttpApp({
     settings: { ...config.http, host },
-    mcp: sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs }),
+    mcp: sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs, upstream: upstream?.tools }),
     verifyToken: noAuth ? anonymousVerifier(tier) : (token) => runtime.tokens.verify(token),
     anonymous: noAuth,
     ready: () => runtime.health.ready(),
@@ -91,6 +93,7 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   for (const s of signals) Deno.removeSignalListener(s, stop);
   // Background jobs this process started finish before it exits; a killed process leaves them to the next.
   await jobs.drain();
+  await upstream?.close();
   runtime.close();
   logger.info("engram serve stopped");
   return 0;

@@ -8,6 +8,7 @@ import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
+import { serveUpstreamTools } from "../upstream_tools.ts";
 
 /** Usage of `engram stdio`. */
 export const STDIO_SPEC: CommandSpec = {
@@ -39,14 +40,15 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   );
   const logger = stderrLogger(config.logLevel);
   const runtime = await openRuntime(config, { logger });
-  const revoked = await applyModePermissions("stdio", config);
+  const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });
+  const revoked = await applyModePermissions("stdio", config, { servers: upstream?.servers });
   logger.debug("permissions revoked", { revoked });
 
   const jobs = createJobRunner(runtime, { config, logger });
   let onClosed = () => {};
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const server = createMcpServer({
-    ...sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs }),
+    ...sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs, upstream: upstream?.tools }),
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
     // Same machine: the folders the client shares as roots are files this process may read.
     clientRoots: { home: config.homeDir },
@@ -75,6 +77,7 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   for (const s of signals) Deno.removeSignalListener(s, stop);
   // Background jobs this process started finish before it exits; a killed process leaves them to the next.
   await jobs.drain();
+  await upstream?.close();
   runtime.close();
   return 0;
 }

@@ -38,6 +38,12 @@ import { handleStrictly, type RequestExtra } from "./strict_handler.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { MEMORY_TOOLS } from "./tools/index.ts";
+import {
+  dispatchUpstreamTool,
+  type UpstreamProgress,
+  type UpstreamTools,
+  withdrawnToolResult,
+} from "./upstream_tools.ts";
 
 /** Server identity reported on initialize. */
 export const SERVER_NAME = "engram";
@@ -64,6 +70,11 @@ export interface ServerDeps {
    * another machine, so the paths its roots name are not this machine's files.
    */
   clientRoots?: { home?: string };
+  /**
+   * Approved upstream tools offered through this server, as `mcp_<server>_<tool>`; absent when
+   * no upstream servers are configured.
+   */
+  upstream?: UpstreamTools;
   /**
    * Called when the session's connection closes, after the factory's own clean-up. The factory
    * owns `server.onclose`; transports hear about the close through this instead.
@@ -93,7 +104,9 @@ export function createMcpServer(deps: ServerDeps): Server {
     { name: SERVER_NAME, title: "engram memory", version: deps.version },
     {
       capabilities: {
-        tools: { listChanged: false },
+        // Exposed upstream tools come and go as the operator approves, revokes or an upstream
+        // changes a definition; sessions are told.
+        tools: { listChanged: deps.upstream !== undefined },
         prompts: { listChanged: false },
         resources: { subscribe: true, listChanged: false },
         logging: {},
@@ -114,8 +127,14 @@ export function createMcpServer(deps: ServerDeps): Server {
   registerPrompts(server, session);
   registerResources(server, { ...session, version: deps.version });
   const stopSubscriptions = registerSubscriptions(server, session);
+  const stopExposure = deps.upstream?.onChange(() => {
+    server.sendToolListChanged().catch((err) =>
+      deps.logger.debug("tools/list_changed not sent", { error: String(err) })
+    );
+  });
   server.onclose = () => {
     stopSubscriptions();
+    stopExposure?.();
     deps.onClose?.();
   };
   registerCompletion(server, { ...session, recent });
@@ -135,7 +154,8 @@ export function createMcpServer(deps: ServerDeps): Server {
       : deps.providers.background();
 
   handleStrictly(server, ListToolsRequestSchema, (request: ListToolsRequest) => {
-    const { page, nextCursor } = paginate(listing, request.params?.cursor);
+    const all = deps.upstream ? [...listing, ...deps.upstream.tools(deps.caller.tier)] : listing;
+    const { page, nextCursor } = paginate(all, request.params?.cursor);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
 
@@ -145,6 +165,23 @@ export function createMcpServer(deps: ServerDeps): Server {
     CallToolRequestSchema,
     (request: CallToolRequest, extra: RequestExtra) => {
       const tool = TOOLS_BY_NAME.get(request.params.name);
+      const offered = tool ? undefined : deps.upstream?.find(request.params.name);
+      if (offered && deps.upstream) {
+        return dispatchUpstreamTool(deps.upstream, offered, {
+          args: request.params.arguments,
+          ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
+          signal: extra.signal,
+          progress: passThroughProgress(request, extra),
+        });
+      }
+      const withdrawn = tool || offered ? undefined : deps.upstream?.withdrawn(request.params.name);
+      if (withdrawn !== undefined) {
+        return withdrawnToolResult(withdrawn, {
+          name: request.params.name,
+          args: request.params.arguments,
+          ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
+        });
+      }
       if (!tool) {
         throw new McpError(
           ErrorCode.InvalidParams,
@@ -199,6 +236,23 @@ function progressSender(
     extra.sendNotification({
       method: "notifications/progress",
       params: { progressToken: token, progress: progress++, message },
+    });
+}
+
+/**
+ * With `_meta.progressToken`, a sender that passes an upstream's progress notifications on to the
+ * client under the client's own token; without a token, none.
+ */
+function passThroughProgress(
+  request: CallToolRequest,
+  extra: { sendNotification: (n: ServerNotification) => Promise<void> },
+): ((p: UpstreamProgress) => Promise<void>) | undefined {
+  const token = request.params._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return (p) =>
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, ...p },
     });
 }
 

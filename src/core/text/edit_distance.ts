@@ -1,0 +1,31 @@
+/** @module Levenshtein edit distance, and the names nearest to a mistyped one. */
+
+/** The number of single-character insertions, deletions and substitutions from `a` to `b`. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/**
+ * Up to `limit` of `names` nearest to `wanted`: those containing it or contained in it first, then
+ * by edit distance (case ignored).
+ */
+export function nearestNames(wanted: string, names: readonly string[], limit = 3): string[] {
+  const w = wanted.toLowerCase();
+  return names
+    .map((n) => {
+      const l = n.toLowerCase();
+      const contains = l.includes(w) || w.includes(l);
+      return { n, score: contains ? 0 : editDistance(w, l) };
+    })
+    .sort((a, b) => a.score - b.score || a.n.localeCompare(b.n))
+    .slice(0, limit)
+    .map((x) => x.n);
+}

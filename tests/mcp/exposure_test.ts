@@ -1,0 +1,145 @@
+/**
+ * @module Approved upstream tools through engram's own server, with the real SDK client listing
+ * tools first as real clients do: over stdio and Streamable HTTP; tiers; progress pass-through;
+ * results shaped so SDK clients accept them; and an upstream that changes a tool mid-session,
+ * which withdraws it from every agent's list (with notifications/tools/list_changed) and makes a
+ * call by its name `forbidden` with the way to review it.
+ */
+import assert from "node:assert/strict";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+} from "../../src/mcp/sdk.ts";
+import { upstreamSetup } from "../cli/_signed_upstreams.ts";
+import { collectNotifications, connectStdio } from "../helpers.ts";
+import { createToken, spawnServe } from "../http/http_helpers.ts";
+
+const NO_CHANGES = { UPSTREAM_CHANGES: "" };
+const WELL = {
+  name: "files",
+  fixture: "well_behaved",
+  allow: ["--allow-env=UPSTREAM_CHANGES"],
+  env: { UPSTREAM_CHANGES: "${UPSTREAM_CHANGES}" },
+};
+
+/** Approves tools of `files`, exposing each at its tier. */
+async function approve(
+  run: (args: string[]) => Promise<{ code: number; stderr: string }>,
+  tools: Record<string, string>,
+) {
+  for (const [tool, tier] of Object.entries(tools)) {
+    const r = await run(["approvals", "approve", "files", tool, "--expose", tier]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+}
+
+function text(result: unknown): string {
+  return ((result as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
+}
+
+Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at their tier, and work", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  await approve(s.run, {
+    echo: "read",
+    add: "read",
+    progress: "read",
+    fail: "read",
+    bad_output: "read",
+    slow: "write",
+  });
+  {
+    await using read = await connectStdio(s.dir, { env: NO_CHANGES });
+    const names = (await read.client.listTools()).tools.map((t) => t.name);
+    for (const n of ["mcp_files_echo", "mcp_files_add", "mcp_files_progress"]) {
+      assert.ok(names.includes(n), n);
+    }
+    assert.ok(!names.includes("mcp_files_slow"), "a write-tier tool is not listed at read");
+    assert.ok(!names.includes("mcp_files_stats"), "an unapproved tool is not listed");
+    assert.equal(
+      text(await read.client.callTool({ name: "mcp_files_echo", arguments: { text: "hi" } })),
+      "echo: hi",
+    );
+    const sum = await read.client.callTool({ name: "mcp_files_add", arguments: { a: 2, b: 3 } });
+    assert.deepEqual(sum.structuredContent, { sum: 5 });
+    const steps: number[] = [];
+    const progressed = await read.client.callTool(
+      { name: "mcp_files_progress", arguments: { steps: 3, delay_ms: 0 } },
+      undefined,
+      { onprogress: (p) => steps.push(p.progress) },
+    );
+    assert.equal(progressed.isError, undefined);
+    assert.deepEqual(steps, [1, 2, 3], "upstream progress reaches the agent under its own token");
+    // An upstream error result loses its structuredContent: the SDK client accepts it.
+    const failed = await read.client.callTool({
+      name: "mcp_files_fail",
+      arguments: { mode: "result" },
+    });
+    assert.equal(failed.isError, true);
+    assert.equal(failed.structuredContent, undefined);
+    // A success that breaks its own outputSchema becomes an error result saying so.
+    const bad = await read.client.callTool({ name: "mcp_files_bad_output", arguments: {} });
+    assert.equal(bad.isError, true);
+    assert.match(text(bad), /^provider_unavailable: upstream files tool bad_output .*outputSchema/);
+    const forbidden = await read.client.callTool({ name: "mcp_files_slow", arguments: { ms: 1 } });
+    assert.match(text(forbidden), /^forbidden: tool mcp_files_slow needs tier write/);
+    const invalid = await read.client.callTool({ name: "mcp_files_echo", arguments: { nope: 1 } });
+    assert.match(
+      text(invalid),
+      /^invalid_argument: arguments of mcp_files_echo do not match its inputSchema/,
+    );
+  }
+  await using write = await connectStdio(s.dir, { args: ["--tier", "write"], env: NO_CHANGES });
+  assert.ok((await write.client.listTools()).tools.some((t) => t.name === "mcp_files_slow"));
+});
+
+Deno.test("exposure: an upstream changing a tool mid-session withdraws it from the list and refuses its calls", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  await approve(s.run, { echo: "read", change_definitions: "read" });
+  await using session = await connectStdio(s.dir, { env: NO_CHANGES });
+  const changed = collectNotifications(session.client, ToolListChangedNotificationSchema);
+  assert.ok((await session.client.listTools()).tools.some((t) => t.name === "mcp_files_echo"));
+  await session.client.callTool({
+    name: "mcp_files_change_definitions",
+    arguments: { changes: "description:echo" },
+  });
+  await changed.next();
+  const names = (await session.client.listTools()).tools.map((t) => t.name);
+  assert.ok(!names.includes("mcp_files_echo"), "the changed tool left the list");
+  const refused = await session.client.callTool({
+    name: "mcp_files_echo",
+    arguments: { text: "x" },
+  });
+  assert.equal(refused.isError, true);
+  assert.match(
+    text(refused),
+    /^forbidden: mcp_files_echo is not offered: upstream files tool echo: the server listed another definition .*engram mcp approvals diff files echo/,
+  );
+});
+
+Deno.test("exposure over Streamable HTTP: the same tools, under the token's tier", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  await approve(s.run, { echo: "read", slow: "write" });
+  const token = await createToken(s.dir, { client: "alice", tier: "read" });
+  const serve = await spawnServe(s.dir, [], { env: NO_CHANGES });
+  try {
+    const transport = new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(transport);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("mcp_files_echo"));
+    assert.ok(!names.includes("mcp_files_slow"));
+    assert.equal(
+      text(await client.callTool({ name: "mcp_files_echo", arguments: { text: "http" } })),
+      "echo: http",
+    );
+    await transport.terminateSession();
+    await client.close();
+  } finally {
+    serve.child.kill("SIGTERM");
+    await serve.child.status;
+    await serve.stderr();
+  }
+});
