@@ -13,7 +13,7 @@ import type { Logger } from "../core/logger.ts";
 import type { CallerContext } from "../core/types.ts";
 import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
-import type { UpstreamTools } from "../mcp/server/upstream_tools.ts";
+import type { DownstreamClient, UpstreamTools } from "../mcp/server/upstream_tools.ts";
 import type { Runtime } from "./runtime.ts";
 import { approvalBook, traceOf } from "./upstreams.ts";
 
@@ -40,6 +40,14 @@ export async function serveUpstreamTools(
   const book = approvalBook({ config, runtime });
   const catalogNow = () => loadCatalog(config.mcp, runtime.upstreams);
   const callers = new AsyncLocalStorage<CallerContext>();
+  /**
+   * Per server, the agents' clients whose calls to it are running, latest last: an upstream's
+   * nested request arrives on its own connection, not within the call, so it goes to the agent
+   * that called most recently (and is declined when none of them can answer).
+   */
+  const running = new Map<string, DownstreamClient[]>();
+  const latest = (server: string, need: keyof DownstreamClient) =>
+    (running.get(server) ?? []).findLast((d) => d[need] !== undefined);
   let connections: Promise<UpstreamConnections> | undefined;
   const exposure = await UpstreamExposure.open({
     loadPlan: async () =>
@@ -68,7 +76,20 @@ export async function serveUpstreamTools(
         requestTimeoutMs: config.mcp.request_timeout_ms,
         host: {
           roots: config.mcp.allowed_file_roots,
-          sample: (params, c) => sampleWithStack(stack, params, { signal: c.signal }),
+          // Configured models first; else the agent's own model when its client offers
+          // sampling; else the extractive engine.
+          sample: (params, c) => {
+            const agent = stack.chats.length ? undefined : latest(c.server, "sample");
+            return agent?.sample
+              ? agent.sample(params, c.signal)
+              : sampleWithStack(stack, params, { signal: c.signal });
+          },
+          elicit: (params, c) => {
+            const agent = latest(c.server, "elicit");
+            return agent?.elicit
+              ? agent.elicit(params, c.signal)
+              : Promise.resolve({ action: "decline" as const });
+          },
         },
         onStatus: (server, change) => {
           runtime.upstreams.recordUpstreamStatus(server, {
@@ -102,10 +123,15 @@ export async function serveUpstreamTools(
           ),
         );
       }
+      const downstream = c.downstream ?? {};
+      running.set(current.server, [...(running.get(current.server) ?? []), downstream]);
       return callers.run(
         c.caller,
         () => exposure.call(current, args, { signal: c.signal, onprogress: c.onprogress }),
-      );
+      ).finally(() => {
+        const now = running.get(current.server) ?? [];
+        now.splice(now.indexOf(downstream), 1);
+      });
     },
     onChange: (listener) => exposure.onChange(listener),
   };

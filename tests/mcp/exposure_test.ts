@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import {
   Client,
+  ElicitRequestSchema,
   StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
 } from "../../src/mcp/sdk.ts";
@@ -142,4 +143,29 @@ Deno.test("exposure over Streamable HTTP: the same tools, under the token's tier
     await serve.child.status;
     await serve.stderr();
   }
+});
+
+Deno.test("exposure: an upstream's elicitation goes to the agent's client when it declared elicitation, else it is declined", async () => {
+  await using s = await upstreamSetup([{ name: "asker", fixture: "nested" }]);
+  const r = await s.run(["approvals", "approve", "asker", "ask_form", "--expose", "read"]);
+  assert.equal(r.code, 0, r.stderr);
+  {
+    await using agent = await connectStdio(s.dir, {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) =>
+        client.setRequestHandler(ElicitRequestSchema, (req) => {
+          assert.match(String(req.params.message), /.+/);
+          return { action: "accept", content: { name: "Ada" } };
+        }),
+    });
+    const answered = await agent.client.callTool({ name: "mcp_asker_ask_form", arguments: {} });
+    const reply = JSON.parse(text(answered));
+    assert.equal(reply.action, "accept");
+    assert.equal(reply.content.name, "Ada");
+  }
+  await using plain = await connectStdio(s.dir);
+  const declined = JSON.parse(
+    text(await plain.client.callTool({ name: "mcp_asker_ask_form", arguments: {} })),
+  );
+  assert.equal(declined.action, "decline");
 });

@@ -13,6 +13,7 @@ import {
   serverIdentity,
 } from "../../mcp/client/capability_pins.ts";
 import { findApproval } from "../../mcp/client/approval_book.ts";
+import { strictJsonError } from "../../mcp/client/json_with_comments.ts";
 import { findEntry } from "../../mcp/client/upstream_catalog.ts";
 import type { UpstreamSession } from "../../mcp/client/upstream_session.ts";
 import type { CallToolResult, ReadResourceResult } from "../../mcp/sdk.ts";
@@ -105,7 +106,7 @@ export async function mcpReadResource(argv: string[], ctx: CommandContext): Prom
             const blob = (c as { blob?: string }).blob ?? "";
             ctx.out.line(
               `[${c.mimeType ?? "binary"} content of ${c.uri}, ${
-                Math.floor(blob.length * 3 / 4)
+                base64Bytes(blob)
               } bytes; use --json for its base64]`,
             );
           }
@@ -144,11 +145,11 @@ async function readArguments(
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    const message = (err as Error).message;
-    // V8 names the position of every syntax error but the early end of the text.
-    const at = /position \d+/.test(message) ? "" : ` at position ${text.length} (the end)`;
-    throw usageError(MCP_CALL_SPEC, `${where} is not JSON: ${message}${at}`);
+  } catch {
+    throw usageError(
+      MCP_CALL_SPEC,
+      `${where} is not JSON: ${strictJsonError(text) ?? "not a JSON value"}`,
+    );
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     throw usageError(MCP_CALL_SPEC, `${where} must be a JSON object of the tool's arguments`);
@@ -195,6 +196,12 @@ async function checkApproved(
   );
 }
 
+/** The byte length of base64 data. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor(data.length * 3 / 4) - padding;
+}
+
 /** Prints a result's content blocks for a person. */
 function printContent(
   ctx: CommandContext,
@@ -205,7 +212,7 @@ function printContent(
     if (block.type === "text") ctx.out.line(block.text);
     else if (block.type === "image" || block.type === "audio") {
       ctx.out.line(
-        `[${block.type} ${block.mimeType}, ${Math.floor(block.data.length * 3 / 4)} bytes]`,
+        `[${block.type} ${block.mimeType}, ${base64Bytes(block.data)} bytes]`,
       );
     } else if (block.type === "resource_link") ctx.out.line(`[resource link ${block.uri}]`);
     else if (block.type === "resource") {

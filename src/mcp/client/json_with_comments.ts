@@ -40,3 +40,19 @@ export function parseJsonWithComments(
     } at line ${line}, column ${column}; ${options.hint}`,
   );
 }
+
+/**
+ * Why `text` is not strict JSON (no comments, no trailing commas), where: "a value was expected at
+ * position 9 (line 1, column 10)"; null when it is JSON.
+ */
+export function strictJsonError(text: string): string | null {
+  const errors: ParseError[] = [];
+  parse(text, errors, { allowTrailingComma: false, disallowComments: true });
+  const first = errors[0];
+  if (!first) return null;
+  const before = text.slice(0, first.offset);
+  const code = printParseErrorCode(first.error);
+  return `${PARSE_ERRORS[code] ?? code} at position ${first.offset} (line ${
+    before.split("\n").length
+  }, column ${first.offset - before.lastIndexOf("\n")})`;
+}

@@ -172,6 +172,17 @@ export function createMcpServer(deps: ServerDeps): Server {
           ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
           signal: extra.signal,
           progress: passThroughProgress(request, extra),
+          downstream: {
+            ...(server.getClientCapabilities()?.elicitation
+              ? {
+                elicit: (params, signal) =>
+                  server.elicitInput(params as Parameters<Server["elicitInput"]>[0], { signal }),
+              }
+              : {}),
+            ...(server.getClientCapabilities()?.sampling
+              ? { sample: (params, signal) => server.createMessage(params, { signal }) }
+              : {}),
+          },
         });
       }
       const withdrawn = tool || offered ? undefined : deps.upstream?.withdrawn(request.params.name);

@@ -6,7 +6,14 @@
 import { EngramError } from "../../core/errors.ts";
 import { concealInternal } from "../../core/internal_errors.ts";
 import { type CallerContext, type Tier, tierAllows } from "../../core/types.ts";
-import type { CallToolResult, Tool } from "../sdk.ts";
+import type {
+  CallToolResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Tool,
+} from "../sdk.ts";
 import { auditCall, type AuditContext } from "./audit.ts";
 import { toolErrorCode, toolErrorResult } from "./tool_error.ts";
 
@@ -22,6 +29,18 @@ export interface UpstreamProgress {
   progress: number;
   total?: number;
   message?: string;
+}
+
+/**
+ * What the agent's own client can answer while an upstream tool it called runs: an upstream's
+ * elicitation or sampling request is passed on to it (only when it declared the capability).
+ */
+export interface DownstreamClient {
+  elicit?: (params: ElicitRequestParams, signal: AbortSignal) => Promise<ElicitResult>;
+  sample?: (
+    params: CreateMessageRequestParams,
+    signal: AbortSignal,
+  ) => Promise<CreateMessageResult>;
 }
 
 /** What the server needs of the process's exposed upstream tools. */
@@ -40,6 +59,7 @@ export interface UpstreamTools {
       caller: CallerContext;
       signal: AbortSignal;
       onprogress?: (p: UpstreamProgress) => void;
+      downstream?: DownstreamClient;
     },
   ): Promise<CallToolResult>;
   /** Calls `listener` when the offered tools change; returns the function that stops it. */
@@ -55,6 +75,7 @@ export async function dispatchUpstreamTool(
     ctx: AuditContext;
     signal: AbortSignal;
     progress?: (p: UpstreamProgress) => Promise<void>;
+    downstream?: DownstreamClient;
   },
 ): Promise<CallToolResult> {
   const started = performance.now();
@@ -77,6 +98,7 @@ export async function dispatchUpstreamTool(
     result = await upstream.call(tool, (o.args ?? {}) as Record<string, unknown>, {
       caller,
       signal: o.signal,
+      downstream: o.downstream,
       ...(progress ? { onprogress: (p) => void progress(p).catch(() => {}) } : {}),
     });
   } catch (err) {
