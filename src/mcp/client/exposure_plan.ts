@@ -92,6 +92,13 @@ export async function exposurePlan(
         hide("disabled", `server ${server} is disabled`);
         continue;
       }
+      if (entry.config.client_consent !== "approved") {
+        hide(
+          "blocked_launch",
+          `client_consent of ${server} is ${entry.config.client_consent}; approve it with: engram mcp consent ${server} approved`,
+        );
+        continue;
+      }
       if (a.kind !== "tool") {
         hide(
           "not_exposed",
