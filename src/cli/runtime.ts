@@ -10,6 +10,7 @@ import { type Logger, silentLogger } from "../core/logger.ts";
 import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/extraction.ts";
 import { ProviderSet } from "../providers/stack.ts";
 import type { ServerDeps } from "../mcp/server/factory.ts";
+import { selectTools } from "../mcp/server/tool_selection.ts";
 import { VERSION } from "../version.ts";
 import type { ConsolidateSettings } from "../core/consolidate.ts";
 import type { IngestContext } from "../ingest/context.ts";
@@ -162,6 +163,8 @@ export function sessionDeps(
     cwd: string;
     jobs: JobRunner;
     upstream?: ServerDeps["upstream"];
+    /** The tool selection of every session (`--tools`, else the config's `server.tools`). */
+    tools?: readonly string[];
   },
 ): Omit<ServerDeps, "caller"> {
   return {
@@ -177,6 +180,7 @@ export function sessionDeps(
     jobs: o.jobs,
     consolidate: consolidateSettings(o.config),
     ...(o.upstream ? { upstream: o.upstream } : {}),
+    ...(o.tools ? { toolSelection: selectTools(o.tools) } : {}),
   };
 }
 

@@ -74,6 +74,12 @@ export const ConfigSchema = z.strictObject({
     allowed_hosts: z.array(z.string().min(1)).default([])
       .describe("Host header values accepted besides the listen address (e.g. a proxy's name)"),
     accept_older_protocols: z.boolean().default(false),
+    tools: z.array(
+      z.string().regex(/^[A-Za-z0-9_*?-]{1,64}$/, {
+        error: "must be a tool name or a glob such as mcp_files_*",
+      }),
+    ).optional()
+      .describe("The tools every session lists and may call (names or globs); default all"),
     public_url: z.url().optional().describe("Base URL clients use, when behind a proxy"),
     max_body_bytes: wholeNumber(1024).default(4 * 1024 * 1024),
     requests_per_minute: wholeNumber(1).default(600),

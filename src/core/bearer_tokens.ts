@@ -31,6 +31,8 @@ export interface TokenGrant {
   clientId: string;
   tier: Tier;
   brains: string[] | "*";
+  /** Tool names and globs its sessions are limited to; absent: every tool of its tier. */
+  tools?: string[];
 }
 
 /** Presented tokens whose hash is remembered; a flood of made-up ones only clears the memo. */
@@ -44,6 +46,7 @@ export const CreateTokenInput = z.object({
   ),
   tier: z.enum(["read", "write", "admin"]),
   brains: z.array(z.string().min(1).max(128)).min(1).max(256).optional(),
+  tools: z.array(z.string().regex(/^[A-Za-z0-9_*?-]{1,64}$/)).min(1).max(256).optional(),
 }).strict();
 
 /** Parsed create input. */
@@ -73,7 +76,7 @@ export class TokenService {
 
   /** Creates a token; the returned `token` is the only time the secret exists outside its holder. */
   async create(
-    input: { client: string; tier: Tier; brains?: string[] },
+    input: { client: string; tier: Tier; brains?: string[]; tools?: string[] },
   ): Promise<{ token: string; record: TokenRecord }> {
     const args = parseInput(CreateTokenInput, input, "tokens create");
     const brains = args.brains === undefined ? "*" : await this.#brainIds(args.brains);
@@ -83,6 +86,7 @@ export class TokenService {
       client_id: args.client,
       tier: args.tier,
       brains,
+      tools: args.tools ?? null,
       prefix: token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + TOKEN_DISPLAY_CHARS),
       created_at: this.#now().toISOString(),
       last_used_at: null,
@@ -124,7 +128,13 @@ export class TokenService {
     // free of data-dependent timing, whatever the database's comparison does.
     if (!row || !sameHash(row.token_hash, hash) || row.revoked_at !== null) return null;
     await this.#touch(row);
-    return { tokenId: row.id, clientId: row.client_id, tier: row.tier, brains: row.brains };
+    return {
+      tokenId: row.id,
+      clientId: row.client_id,
+      tier: row.tier,
+      brains: row.brains,
+      ...(row.tools ? { tools: row.tools } : {}),
+    };
   }
 
   /** SHA-256 of a presented token; remembered, since a client sends the same one on every request. */

@@ -1,6 +1,7 @@
 /** @module The HTTP app: routing, then Origin/Host, auth and rate checks in front of the MCP transports. */
 import { concealInternal } from "../core/internal_errors.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
+import { selectTools } from "../mcp/server/tool_selection.ts";
 import { createMcpServer, type ServerDeps } from "../mcp/server/factory.ts";
 import {
   authenticate,
@@ -70,7 +71,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     settings: options.settings,
     sessions,
     logger,
-    newServer: (caller, o) => createMcpServer({ ...options.mcp, caller, onClose: o.onClose }),
+    newServer: (caller, o) =>
+      createMcpServer({
+        ...options.mcp,
+        caller,
+        onClose: o.onClose,
+        // The config's selection and the token's own: a tool must be in both.
+        toolSelection: selectTools(...(options.mcp.toolSelection?.lists ?? []), o.tools),
+      }),
     onSession: options.onSession,
   };
 

@@ -15,7 +15,10 @@ export interface HttpContext {
   sessions: SessionRegistry;
   logger: Logger;
   /** Builds the MCP server for a new session (the same factory stdio uses). */
-  newServer: (caller: CallerContext, o: { onClose: () => void }) => Server;
+  newServer: (
+    caller: CallerContext,
+    o: { onClose: () => void; tools?: readonly string[] },
+  ) => Server;
   /** Called once a session exists (tests use it to push server notifications). */
   onSession?: (session: HttpSession) => void;
 }

@@ -102,6 +102,7 @@ export async function handleSseOpen(
   const id = newSessionId();
   const transport = new LegacySseTransport(id, { keepAliveMs: ctx.settings.sse_keepalive_ms });
   const server = ctx.newServer(callerFor(grant, { transport: "sse", sessionId: id }), {
+    tools: grant.tools,
     onClose: () => ctx.sessions.forget(id),
   });
   const session: HttpSession = {

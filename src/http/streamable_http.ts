@@ -82,6 +82,7 @@ async function initialize(
     protocolVersion,
   });
   const server = ctx.newServer(callerFor(grant, { transport: "http", sessionId: id }), {
+    tools: grant.tools,
     onClose: () => ctx.sessions.forget(id),
   });
   await server.connect(transport);

@@ -293,6 +293,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX upstream_traces_at ON upstream_traces (at);
   CREATE INDEX upstream_traces_server ON upstream_traces (server, at);
   `,
+  // 10: a token may be limited to some tools (a JSON list of names and globs; NULL: every tool).
+  `
+  ALTER TABLE tokens ADD COLUMN tools TEXT;
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

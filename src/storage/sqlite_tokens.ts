@@ -42,13 +42,15 @@ export class SqliteTokenStore implements TokenStore {
   }
 }
 
-const RECORD_COLUMNS = "id, client_id, tier, brains, prefix, created_at, last_used_at, revoked_at";
+const RECORD_COLUMNS =
+  "id, client_id, tier, brains, tools, prefix, created_at, last_used_at, revoked_at";
 
 interface TokenRow {
   id: string;
   client_id: string;
   tier: string;
   brains: string;
+  tools: string | null;
   prefix: string;
   created_at: string;
   last_used_at: string | null;
@@ -62,6 +64,7 @@ function toRecord(row: TokenRow): TokenRecord {
     client_id: row.client_id,
     tier: row.tier as Tier,
     brains: row.brains === "*" ? "*" : JSON.parse(row.brains) as string[],
+    tools: row.tools === null ? null : JSON.parse(row.tools) as string[],
     prefix: row.prefix,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
@@ -72,13 +75,14 @@ function toRecord(row: TokenRow): TokenRecord {
 /** Inserts a token row. */
 function insertToken(db: Prepares, token: StoredToken): void {
   db.prepare(
-    `INSERT INTO tokens (id, client_id, tier, brains, token_hash, prefix, created_at, last_used_at, revoked_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO tokens (id, client_id, tier, brains, tools, token_hash, prefix, created_at, last_used_at, revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     token.id,
     token.client_id,
     token.tier,
     token.brains === "*" ? "*" : JSON.stringify(token.brains),
+    token.tools === null ? null : JSON.stringify(token.tools),
     token.token_hash,
     token.prefix,
     token.created_at,

@@ -68,7 +68,7 @@ Deno.test("tokens create --brain restricts the token; --json prints { token, id,
     ["tokens", "create", "--client", "ci", "--tier", "read", "--brain", "work", "--json"],
     { dataDir: dir.path },
   );
-  assert.deepEqual(Object.keys(out), ["token", "id", "client_id", "tier", "brains"]);
+  assert.deepEqual(Object.keys(out), ["token", "id", "client_id", "tier", "brains", "tools"]);
   assert.match(out.token as string, TOKEN_PATTERN);
   assert.match(out.id as string, /^tok_/);
   assert.equal(out.client_id, "ci");
@@ -116,11 +116,11 @@ Deno.test("tokens list shows every token without the token or its hash; --json i
   assert.equal(lines.length, 3, r.stdout);
   assert.match(
     lines[0],
-    /^ID\s+CLIENT\s+TIER\s+BRAINS\s+TOKEN\s+CREATED\s+LAST USED\s+REVOKED$/,
+    /^ID\s+CLIENT\s+TIER\s+BRAINS\s+TOOLS\s+TOKEN\s+CREATED\s+LAST USED\s+REVOKED$/,
   );
   assert.match(
     lines[1],
-    /^tok_\w+\s+alice\s+admin\s+\*\s+egt_\S{8}…\s+\d{4}-\d\d-\d\d \S+Z\s+-\s+-$/,
+    /^tok_\w+\s+alice\s+admin\s+\*\s+\*\s+egt_\S{8}…\s+\d{4}-\d\d-\d\d \S+Z\s+-\s+-$/,
   );
   assert.match(lines[2], /^tok_\w+\s+bob\s+read\s+default\s+/);
   assert.ok(lines[1].includes(`egt_${a.slice(4, 12)}…`), "the display prefix identifies the token");

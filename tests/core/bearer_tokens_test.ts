@@ -196,6 +196,7 @@ Deno.test("list: oldest first, records only (no token, no hash)", async () => {
     "prefix",
     "revoked_at",
     "tier",
+    "tools",
   ]);
   const text = JSON.stringify(listed);
   for (const { token } of made) {

@@ -33,6 +33,7 @@ Deno.test("migration 5: a schema-4 database gains an empty tokens table with a u
       "created_at",
       "last_used_at",
       "revoked_at",
+      "tools",
     ]);
     const unique = storage.connection.db.prepare("PRAGMA index_list(tokens)").all().filter((i) =>
       i.unique

@@ -60,7 +60,14 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   const jobs = createJobRunner(runtime, { config, logger });
   const app = createHttpApp({
     settings: { ...config.http, host },
-    mcp: sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs, upstream: upstream?.tools }),
+    mcp: sessionDeps(runtime, {
+      config,
+      logger,
+      cwd: ctx.cwd,
+      jobs,
+      upstream: upstream?.tools,
+      tools: config.http.tools,
+    }),
     verifyToken: noAuth ? anonymousVerifier(tier) : (token) => runtime.tokens.verify(token),
     anonymous: noAuth,
     ready: () => runtime.health.ready(),

@@ -9,11 +9,13 @@ import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
 import { serveUpstreamTools } from "../upstream_tools.ts";
+import { parseToolList } from "../../mcp/server/tool_selection.ts";
+import { MEMORY_TOOLS } from "../../mcp/server/tools/index.ts";
 
 /** Usage of `engram stdio`. */
 export const STDIO_SPEC: CommandSpec = {
   name: "stdio",
-  usage: "engram stdio [--tier read|write|admin] [--brain SLUG]",
+  usage: "engram stdio [--tier read|write|admin] [--brain SLUG] [--tools LIST]",
   summary:
     "Serve the memory tools over MCP on stdin/stdout (for Claude Code, Cursor, Claude Desktop). Logs go to stderr.",
   options: {
@@ -22,6 +24,11 @@ export const STDIO_SPEC: CommandSpec = {
       help: "TIER  read (default), write or admin: which tools the client sees",
     },
     brain: { type: "string", help: "SLUG  default brain for calls that name none" },
+    tools: {
+      type: "string",
+      help:
+        "LIST  list only these tools: names or globs, comma-separated (memory_search,memory_pack,mcp_files_*); else server.tools",
+    },
   },
   positionals: [0, 0],
 };
@@ -38,6 +45,9 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     },
     { env: ctx.env, cwd: ctx.cwd },
   );
+  const tools = args.values.tools === undefined
+    ? config.http.tools
+    : parseToolList(args.values.tools as string, MEMORY_TOOLS.map((t) => t.name));
   const logger = stderrLogger(config.logLevel);
   const runtime = await openRuntime(config, { logger });
   const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });
@@ -48,7 +58,14 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   let onClosed = () => {};
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const server = createMcpServer({
-    ...sessionDeps(runtime, { config, logger, cwd: ctx.cwd, jobs, upstream: upstream?.tools }),
+    ...sessionDeps(runtime, {
+      config,
+      logger,
+      cwd: ctx.cwd,
+      jobs,
+      upstream: upstream?.tools,
+      tools,
+    }),
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
     // Same machine: the folders the client shares as roots are files this process may read.
     clientRoots: { home: config.homeDir },

@@ -7,11 +7,14 @@ import type { CommandContext } from "../context.ts";
 import { groupHelpText, type GroupSpec } from "../group_help.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
+import { parseToolList } from "../../mcp/server/tool_selection.ts";
+import { MEMORY_TOOLS } from "../../mcp/server/tools/index.ts";
 
 /** Usage of `engram tokens create`. */
 export const TOKENS_CREATE_SPEC: CommandSpec = {
   name: "tokens create",
-  usage: "engram tokens create --client NAME --tier read|write|admin [--brain SLUG]... [--json]",
+  usage:
+    "engram tokens create --client NAME --tier read|write|admin [--brain SLUG]... [--tools LIST] [--json]",
   summary:
     "Create a bearer token for `engram serve`. The token is printed once and cannot be shown " +
     "again: engram keeps only its SHA-256 hash. Without --brain it may use every brain.\n" +
@@ -24,7 +27,12 @@ export const TOKENS_CREATE_SPEC: CommandSpec = {
       multiple: true,
       help: "SLUG  a brain the token may use (else all brains)",
     },
-    json: { type: "boolean", help: "print { token, id, client_id, tier, brains } as JSON" },
+    tools: {
+      type: "string",
+      help:
+        "LIST  limit its sessions to these tools: names or globs, comma-separated (memory_search,mcp_files_*)",
+    },
+    json: { type: "boolean", help: "print { token, id, client_id, tier, brains, tools } as JSON" },
   },
   positionals: [0, 0],
 };
@@ -92,6 +100,9 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
     client: args.values.client,
     tier: args.values.tier,
     brains: args.values.brain,
+    tools: args.values.tools === undefined
+      ? undefined
+      : parseToolList(args.values.tools as string, MEMORY_TOOLS.map((t) => t.name)),
   }, "tokens create");
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const { token, record } = await runtime.tokens.create(input);
@@ -103,12 +114,13 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
         client_id: record.client_id,
         tier: record.tier,
         brains,
+        tools: record.tools,
       });
       return 0;
     }
     const what = `token ${record.id} for client ${record.client_id} (tier ${record.tier}, brains: ${
       brains === "*" ? "all" : brains.join(", ")
-    })`;
+    }${record.tools ? `, tools: ${record.tools.join(",")}` : ""})`;
     const warning = "This is the only time it is shown: engram keeps only its hash. Store it now.";
     if (ctx.out.isTerminal) {
       ctx.out.line(`created ${what}\n\n  ${ctx.out.bold(token)}\n\n${warning}`);
@@ -133,12 +145,13 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
       ctx.out.line("no tokens; create one with: engram tokens create --client NAME --tier T");
     } else {
       ctx.out.line(table([
-        ["ID", "CLIENT", "TIER", "BRAINS", "TOKEN", "CREATED", "LAST USED", "REVOKED"],
+        ["ID", "CLIENT", "TIER", "BRAINS", "TOOLS", "TOKEN", "CREATED", "LAST USED", "REVOKED"],
         ...items.map((t) => [
           t.id,
           t.client_id,
           t.tier,
           t.brains === "*" ? "*" : t.brains.join(","),
+          t.tools ? t.tools.join(",") : "*",
           `egt_${t.prefix}…`,
           when(t.created_at),
           when(t.last_used_at),

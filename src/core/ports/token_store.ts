@@ -8,6 +8,8 @@ export interface TokenRecord {
   tier: Tier;
   /** Brain ids (not slugs: renaming a brain must not change what a token reaches), or `"*"`. */
   brains: string[] | "*";
+  /** Tool names and globs the token's sessions are limited to; null: every tool of its tier. */
+  tools: string[] | null;
   /** The first characters of the secret after `egt_`, to tell tokens apart in listings. */
   prefix: string;
   created_at: string;

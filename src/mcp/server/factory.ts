@@ -40,10 +40,12 @@ import type { ToolDef } from "./tool.ts";
 import { MEMORY_TOOLS } from "./tools/index.ts";
 import {
   dispatchUpstreamTool,
+  refusedToolResult,
   type UpstreamProgress,
   type UpstreamTools,
-  withdrawnToolResult,
 } from "./upstream_tools.ts";
+import { notSelected, type ToolSelection } from "./tool_selection.ts";
+import { EngramError } from "../../core/errors.ts";
 
 /** Server identity reported on initialize. */
 export const SERVER_NAME = "engram";
@@ -75,6 +77,8 @@ export interface ServerDeps {
    * no upstream servers are configured.
    */
   upstream?: UpstreamTools;
+  /** The tools this session lists and may call (`--tools`, a token's list, `server.tools`). */
+  toolSelection?: ToolSelection;
   /**
    * Called when the session's connection closes, after the factory's own clean-up. The factory
    * owns `server.onclose`; transports hear about the close through this instead.
@@ -139,9 +143,10 @@ export function createMcpServer(deps: ServerDeps): Server {
   };
   registerCompletion(server, { ...session, recent });
   const ingest = sessionIngest(server, deps);
-  const listing = TOOL_LISTING.filter((t) => tierAllows(deps.caller.tier, t.tier)).map((t) =>
-    t.entry
-  );
+  const selected = (name: string) => deps.toolSelection?.allows(name) ?? true;
+  const listing = TOOL_LISTING.filter((t) =>
+    tierAllows(deps.caller.tier, t.tier) && selected(t.entry.name)
+  ).map((t) => t.entry);
   // Built on first use: only after initialize is it known whether the client offers sampling.
   let model: MemoryModel | undefined;
   const sessionModel = () =>
@@ -154,7 +159,9 @@ export function createMcpServer(deps: ServerDeps): Server {
       : deps.providers.background();
 
   handleStrictly(server, ListToolsRequestSchema, (request: ListToolsRequest) => {
-    const all = deps.upstream ? [...listing, ...deps.upstream.tools(deps.caller.tier)] : listing;
+    const all = deps.upstream
+      ? [...listing, ...deps.upstream.tools(deps.caller.tier).filter((t) => selected(t.name))]
+      : listing;
     const { page, nextCursor } = paginate(all, request.params?.cursor);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
@@ -164,6 +171,13 @@ export function createMcpServer(deps: ServerDeps): Server {
     server,
     CallToolRequestSchema,
     (request: CallToolRequest, extra: RequestExtra) => {
+      if (deps.toolSelection && !selected(request.params.name)) {
+        return refusedToolResult(notSelected(request.params.name, deps.toolSelection), {
+          name: request.params.name,
+          args: request.params.arguments,
+          ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
+        });
+      }
       const tool = TOOLS_BY_NAME.get(request.params.name);
       const offered = tool ? undefined : deps.upstream?.find(request.params.name);
       if (offered && deps.upstream) {
@@ -187,7 +201,7 @@ export function createMcpServer(deps: ServerDeps): Server {
       }
       const withdrawn = tool || offered ? undefined : deps.upstream?.withdrawn(request.params.name);
       if (withdrawn !== undefined) {
-        return withdrawnToolResult(withdrawn, {
+        return refusedToolResult(new EngramError("forbidden", withdrawn), {
           name: request.params.name,
           args: request.params.arguments,
           ctx: { ...session, logger: log.forRequest(extra.sendNotification) },

@@ -116,18 +116,21 @@ export async function dispatchUpstreamTool(
   return result;
 }
 
-/** The result of calling a tool that was withdrawn (its approval lapsed): `forbidden`, saying why. */
-export async function withdrawnToolResult(
-  reason: string,
+/**
+ * The result of calling a tool the session may not call — outside its tool selection, or an
+ * upstream tool that was withdrawn (its approval lapsed) — with its audit row.
+ */
+export async function refusedToolResult(
+  error: EngramError,
   o: { name: string; args: unknown; ctx: AuditContext },
 ): Promise<CallToolResult> {
   const started = performance.now();
-  const result = toolErrorResult(new EngramError("forbidden", reason));
+  const result = toolErrorResult(error);
   await auditCall(o.ctx, {
     kind: "tool",
     name: o.name,
     args: o.args,
-    errorCode: "forbidden",
+    errorCode: error.code,
     started,
   });
   return result;

@@ -195,6 +195,7 @@ export function tokenOf(extra: Partial<StoredToken> = {}): StoredToken {
     client_id: "ci",
     tier: "read",
     brains: "*",
+    tools: null,
     prefix: "abcd",
     created_at: EPOCH,
     last_used_at: null,

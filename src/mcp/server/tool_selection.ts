@@ -1,0 +1,62 @@
+/**
+ * @module A session's tool selection: which tools it lists and may call, by name or glob
+ * (`memory_search,memory_pack,mcp_files_*`), so an agent's context holds only the tool definitions
+ * it needs. Selections stack — the config's `server.tools`, a token's own list — and a tool must be
+ * in every one of them. Upstream tools exposed as `mcp_<server>_<tool>` are selected the same way.
+ */
+import picomatch from "picomatch";
+import { EngramError } from "../../core/errors.ts";
+import { nearestNames } from "../../core/text/edit_distance.ts";
+
+/** Which tools a session may see and call. */
+export interface ToolSelection {
+  allows(name: string): boolean;
+  /** The lists it was made of, for messages. */
+  readonly lists: readonly (readonly string[])[];
+}
+
+/** The selection allowing what every given list allows; undefined when no list is given. */
+export function selectTools(
+  ...lists: (readonly string[] | undefined)[]
+): ToolSelection | undefined {
+  const given = lists.filter((l): l is readonly string[] => l !== undefined);
+  if (given.length === 0) return undefined;
+  const matchers = given.map((list) => picomatch([...list]));
+  return { allows: (name) => matchers.every((m) => m(name)), lists: given };
+}
+
+/**
+ * A `--tools` list checked against the tools engram has: names must fit the tool-name rule (globs
+ * may use `*` and `?`); a plain name that is neither one of `known` nor an exposed upstream tool
+ * (`mcp_…`) is refused with the nearest names.
+ */
+export function parseToolList(text: string, known: readonly string[]): string[] {
+  const list = text.split(",").map((t) => t.trim()).filter(Boolean);
+  if (list.length === 0) {
+    throw new EngramError("invalid_argument", "the tool list is empty; name at least one tool");
+  }
+  for (const item of list) {
+    if (!/^[A-Za-z0-9_*?-]{1,64}$/.test(item)) {
+      throw new EngramError(
+        "invalid_argument",
+        `"${item}" is not a tool name or glob (letters, digits, _ and -, with * and ?)`,
+      );
+    }
+    if (/[*?]/.test(item) || item.startsWith("mcp_") || known.includes(item)) continue;
+    throw new EngramError(
+      "invalid_argument",
+      `engram has no tool "${item}"; nearest: ${nearestNames(item, known).join(", ")}`,
+    );
+  }
+  return list;
+}
+
+/** Why a tool outside the selection is refused. */
+export function notSelected(name: string, selection: ToolSelection): EngramError {
+  return new EngramError(
+    "forbidden",
+    `tool ${name} is not in this session's tool selection (${
+      selection.lists.map((l) => l.join(",")).join(" and ")
+    }); start the session with it selected (engram stdio --tools, engram tokens create --tools, server.tools)`,
+  );
+}
