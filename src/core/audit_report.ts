@@ -1,4 +1,11 @@
-/** @module Summarising the audit log: calls, errors and latency percentiles per tool and client. */
+/**
+ * @module Summarising MCP traffic: the audit log (calls agents made to engram: calls, errors and
+ * latency percentiles per tool and client) and the upstream traces (calls engram made to upstream
+ * servers: calls, errors and latency per server).
+ */
+import { nearestRank, roundMs } from "./latency_percentiles.ts";
+import type { UpstreamTrace } from "./ports/trace_log.ts";
+import { scoreTraces } from "./trace_score.ts";
 
 /** One audited call, as the report needs it. */
 export interface AuditSample {
@@ -32,6 +39,27 @@ export interface AuditDrops {
   reasons: Record<string, number>;
 }
 
+/** Upstream traffic of one server. */
+export interface UpstreamTrafficLine {
+  server: string;
+  calls: number;
+  errors: number;
+  /** Error codes (`tool_error`, `timeout`, …) and how often each occurred. */
+  error_codes: Record<string, number>;
+  p50_ms: number;
+  p95_ms: number;
+  bytes_in: number;
+  bytes_out: number;
+}
+
+/** Calls engram made to upstream servers, from the traces: totals and one line per server. */
+export interface UpstreamTraffic {
+  calls: number;
+  errors: number;
+  /** Busiest first. */
+  servers: UpstreamTrafficLine[];
+}
+
 /** The report: totals and one line per (kind, name, client), busiest first. */
 export interface AuditReport {
   since: string;
@@ -42,13 +70,21 @@ export interface AuditReport {
   /** Dropped rows by reason (a SQLite error, or the queue overflowing while the lock was held). */
   drop_reasons: Record<string, number>;
   lines: AuditReportLine[];
+  /** Upstream traffic over the same period (empty when no traces were given). */
+  upstream: UpstreamTraffic;
 }
 
-/** Aggregates samples into report lines; `options.drops` says how many rows never made it. */
+/**
+ * Aggregates samples into report lines; `options.drops` says how many rows never made it, and
+ * `options.traces` (upstream calls over the same period) fill the upstream traffic.
+ */
 export async function summariseAudit(
   samples: AsyncIterable<AuditSample> | Iterable<AuditSample>,
   since: string,
-  options: { drops?: AuditDrops } = {},
+  options: {
+    drops?: AuditDrops;
+    traces?: AsyncIterable<UpstreamTrace> | Iterable<UpstreamTrace>;
+  } = {},
 ): Promise<AuditReport> {
   const groups = new Map<string, { line: AuditReportLine; latencies: number[] }>();
   let calls = 0;
@@ -89,22 +125,43 @@ export async function summariseAudit(
     latencies.sort((a, b) => a - b);
     return {
       ...line,
-      p50_ms: percentile(latencies, 0.5),
-      p95_ms: percentile(latencies, 0.95),
-      max_ms: round(latencies[latencies.length - 1]),
+      p50_ms: nearestRank(latencies, 0.5),
+      p95_ms: nearestRank(latencies, 0.95),
+      max_ms: roundMs(latencies[latencies.length - 1]),
     };
   }).sort((a, b) =>
     b.calls - a.calls || a.name.localeCompare(b.name) || a.client_id.localeCompare(b.client_id)
   );
   const drops = options.drops ?? { rows: 0, reasons: {} };
-  return { since, calls, errors, dropped_rows: drops.rows, drop_reasons: drops.reasons, lines };
+  return {
+    since,
+    calls,
+    errors,
+    dropped_rows: drops.rows,
+    drop_reasons: drops.reasons,
+    lines,
+    upstream: await upstreamTraffic(options.traces ?? [], since),
+  };
 }
 
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
-  return round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]);
-}
-
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
+/** Upstream calls per server, busiest first. */
+async function upstreamTraffic(
+  traces: AsyncIterable<UpstreamTrace> | Iterable<UpstreamTrace>,
+  since: string,
+): Promise<UpstreamTraffic> {
+  const score = await scoreTraces(traces, since);
+  return {
+    calls: score.calls,
+    errors: score.errors,
+    servers: score.servers.map((s) => ({
+      server: s.server,
+      calls: s.calls,
+      errors: s.errors,
+      error_codes: s.errors_by_kind,
+      p50_ms: s.p50_ms,
+      p95_ms: s.p95_ms,
+      bytes_in: s.bytes_in,
+      bytes_out: s.bytes_out,
+    })).sort((a, b) => b.calls - a.calls || a.server.localeCompare(b.server)),
+  };
 }

@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { type AuditSample, summariseAudit } from "../../src/core/audit_report.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { callErr, callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
+import { upstreamSetup } from "./_signed_upstreams.ts";
 
 Deno.test("engram mcp report: calls, errors and latency per tool and client from the audit log", async () => {
   await using dir = await tempDir();
@@ -27,6 +28,7 @@ Deno.test("engram mcp report: calls, errors and latency per tool and client from
   assert.ok(search.p50_ms >= 0 && search.p95_ms >= search.p50_ms);
   const get = report.lines.find((l: { name: string }) => l.name === "memory_get");
   assert.deepEqual(get.error_codes, { not_found: 1 });
+  assert.deepEqual(report.upstream, { calls: 0, errors: 0, servers: [] });
 
   const text = await runEngram(["mcp", "report"], { dataDir: dir.path });
   assert.match(text.stdout, /^4 call\(s\), 1 error\(s\) since /);
@@ -84,6 +86,36 @@ Deno.test("engram mcp report: audit rows the server could not write are logged a
     dataDir: dir.path,
   });
   assert.equal(JSON.parse(future.stdout).dropped_rows, 0);
+});
+
+Deno.test("engram mcp report: upstream traffic per server from the traces, beside the audit lines", async () => {
+  await using s = await upstreamSetup([
+    { name: "docs", fixture: "well_behaved", extra: ["trust: verified"] },
+  ]);
+  for (const uri of ["fixture://text/hello", "fixture://notes/a", "fixture://gone"]) {
+    await s.run(["compile-resource", "docs", uri]);
+  }
+  const r = await s.run(["report", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.calls, 0, "no agent called engram");
+  assert.equal(report.upstream.calls, 3);
+  assert.equal(report.upstream.errors, 1);
+  assert.equal(report.upstream.servers.length, 1);
+  const docs = report.upstream.servers[0];
+  assert.equal(docs.server, "docs");
+  assert.deepEqual([docs.calls, docs.errors, docs.error_codes], [3, 1, { not_found: 1 }]);
+  assert.ok(docs.p50_ms > 0 && docs.p95_ms >= docs.p50_ms, JSON.stringify(docs));
+  assert.ok(docs.bytes_in > 0 && docs.bytes_out > 0);
+
+  const text = await s.run(["report"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /\nupstream servers: 3 call\(s\), 1 error\(s\); per capability: engram mcp score\n\nserver\s+calls\s+errors\s+p50 ms\s+p95 ms\ndocs\s+3\s+1 \(not_found 1\)\s+[\d.]+\s+[\d.]+\n$/,
+  );
+  const future = await s.run(["report", "--since", "2999-01-01T00:00:00Z"]);
+  assert.match(future.stdout, /\nupstream servers: 0 call\(s\), 0 error\(s\)\n$/);
 });
 
 Deno.test("audit summary: nearest-rank percentiles, busiest first", async () => {

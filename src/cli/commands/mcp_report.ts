@@ -1,5 +1,9 @@
-/** @module `engram mcp report`: the audit log of MCP calls, summarised per tool and client. */
-import { summariseAudit } from "../../core/audit_report.ts";
+/**
+ * @module `engram mcp report`: MCP traffic over a period — the audit log of calls agents made to
+ * engram, per tool and client, and the traces of calls engram made to upstream servers, per server.
+ */
+import { type AuditReport, summariseAudit } from "../../core/audit_report.ts";
+import { pruneExpiredTraces } from "../../core/trace_retention.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
@@ -10,7 +14,7 @@ export const MCP_REPORT_SPEC: CommandSpec = {
   name: "mcp report",
   usage: "engram mcp report [--since 7d|ISO-TIME] [--json]",
   summary:
-    "Summarise the audit log of MCP calls over every transport: calls, errors and latency p50/p95 per tool (and prompt or resource) and client.",
+    "Summarise MCP traffic: the audit log of calls to engram over every transport (calls, errors and latency p50/p95 per tool, prompt or resource and client) and the upstream traffic from the traces (calls, errors and latency p50/p95 per upstream server; per capability: engram mcp score).",
   options: {
     since: {
       type: "string",
@@ -26,9 +30,15 @@ export async function mcpReport(argv: string[], ctx: CommandContext): Promise<nu
   const args = parseOrHelp(argv, MCP_REPORT_SPEC, ctx.out);
   if (!args) return 0;
   const since = sinceTime(args.values.since as string | undefined);
-  return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
+  return await withRuntime(ctx, configFlags(args.values), async (runtime, config) => {
+    await pruneExpiredTraces(runtime.traces, {
+      retentionDays: config.mcp.trace_retention_days,
+    }).catch(() => {
+      // Bookkeeping: a database busy with a server's writes must not fail the report.
+    });
     const report = await summariseAudit(runtime.audit.auditSamples(since), since, {
       drops: await runtime.audit.auditDrops(since),
+      traces: runtime.traces.traces({ since }),
     });
     if (args.values.json) {
       ctx.out.json(report);
@@ -67,8 +77,33 @@ export async function mcpReport(argv: string[], ctx: CommandContext): Promise<nu
         ]),
       ]));
     }
+    printUpstream(ctx, report.upstream);
     return 0;
   });
+}
+
+/** The upstream part of the report, per server. */
+function printUpstream(ctx: CommandContext, upstream: AuditReport["upstream"]): void {
+  ctx.out.line("");
+  ctx.out.line(
+    `upstream servers: ${upstream.calls} call(s), ${upstream.errors} error(s)${
+      upstream.calls ? "; per capability: engram mcp score" : ""
+    }`,
+  );
+  if (!upstream.servers.length) return;
+  ctx.out.line("");
+  ctx.out.line(table([
+    ["server", "calls", "errors", "p50 ms", "p95 ms"],
+    ...upstream.servers.map((s) => [
+      s.server,
+      String(s.calls),
+      s.errors
+        ? `${s.errors} (${Object.entries(s.error_codes).map(([c, n]) => `${c} ${n}`).join(", ")})`
+        : "0",
+      String(s.p50_ms),
+      String(s.p95_ms),
+    ]),
+  ]));
 }
 
 /** `7d`, `12h`, `30m` back from now, or an RFC 3339 time. */

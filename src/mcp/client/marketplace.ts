@@ -89,7 +89,7 @@ export function marketplaceConfig(
       ? v.map(fill)
       : v;
   const config = Object.fromEntries(Object.entries(entry.config).map(([k, v]) => [k, fill(v)]));
-  return McpServerSchema.parse({
+  const parsed = McpServerSchema.safeParse({
     ...config,
     name: options.as ?? entry.name,
     // The catalogue vetted the package, not this machine's launch: every launch rule still
@@ -98,4 +98,15 @@ export function marketplaceConfig(
     client_consent: "pending",
     enabled: false,
   });
+  if (parsed.success) return parsed.data;
+  // The catalogue itself is validated by its tests, so what fails here is a name or a value given.
+  const issue = parsed.error.issues[0];
+  throw new EngramError(
+    "invalid_argument",
+    `${entry.name} as configured is not a valid server entry: ${
+      issue.path.join(".") || "entry"
+    } ${issue.message}${issue.path[0] === "name" ? " (choose the name with --as)" : ""}${
+      issue.path[0] === "cwd" ? " (check the --set values)" : ""
+    }`,
+  );
 }
