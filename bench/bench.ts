@@ -4,9 +4,11 @@
  * Per size, in a fresh temp directory: bulk import through the in-process MemoryService (batched
  * like `engram ingest`); the start-to-initialize time of `engram stdio` (median of --start-runs);
  * its idle RSS; memory_search latency through the real stdio server (MCP SDK client, and a raw
- * JSON-RPC client for the split) interleaved with the same queries in process through
- * `searchChunks` and a bare FTS5 MATCH as the floor; then --remembers more notes one per
- * transaction, the memory_remember path, into the full brain.
+ * JSON-RPC client for the split) interleaved with the same queries in process: engram's own
+ * search (MemoryService.searchHits), the raw FTS5 query with snippet (the target's floor: the
+ * query's words OR'd, bm25, LIMIT 10) and a bare FTS5 MATCH; then --remembers more notes one per
+ * transaction, the memory_remember path, into the full brain. The servers run with
+ * `storage.search_cache_mb: 0` (every query searched, as on a cache miss) unless --cache.
  * Then ingestion (bench/ingest_bench.ts): `engram ingest DIR` as a subprocess on a generated
  * markdown folder (--ingest-files, default 10k, quick 2k) and again unchanged, against the bulk
  * import of the same notes; a 20 MiB file through `engram ingest` and through memory_ingest_file.
@@ -17,6 +19,7 @@
  *   deno task bench --ingest-only        only the ingestion section (--ingest-files N)
  *   deno task bench --sizes 2000,10000 --queries 200 --start-runs 10 --bin ./dist/engram
  *   --remembers N (one-per-transaction remembers after the search phase; default 2000, quick 1000)
+ *   --cache (measure with the search cache on, its default size; the target is for misses)
  *   --seed N (corpus and queries), --keep (keep the temp data dirs),
  *   --markdown (also print the tables as markdown, for RESULTS.md)
  */
@@ -53,6 +56,8 @@ interface Options {
   bin?: string;
   keep: boolean;
   markdown: boolean;
+  /** Keep the search cache on (default: off, so every query is a miss). */
+  cache: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -70,6 +75,7 @@ function parseOptions(argv: string[]): Options {
       bin: { type: "string" },
       keep: { type: "boolean", default: false },
       markdown: { type: "boolean", default: false },
+      cache: { type: "boolean", default: false },
     },
   });
   const int = (s: string, name: string) => {
@@ -90,6 +96,7 @@ function parseOptions(argv: string[]): Options {
     bin: values.bin,
     keep: values.keep,
     markdown: values.markdown,
+    cache: values.cache,
   };
 }
 
@@ -150,21 +157,24 @@ async function runSize(size: number, o: Options): Promise<SizeResult> {
     const startMs: number[] = [];
     for (let i = 0; i < o.startRuns; i++) startMs.push(await timeToInitialize(dir, o.bin));
 
-    log(`${label}: idle RSS, then ${queries.length} queries on 4 paths, interleaved`);
-    const sdk = await connectSdk(dir, o.bin);
+    log(`${label}: idle RSS, then ${queries.length} queries on 5 paths, interleaved`);
+    const config = `${dir}/bench.yaml`;
+    await Deno.writeTextFile(config, `storage:\n  search_cache_mb: ${o.cache ? 16 : 0}\n`);
+    const sdk = await connectSdk(dir, o.bin, ["--config", config]);
     let raw: RawSession | undefined;
     let floors: Floors | undefined;
     let idleRss, busyRss, timed;
     try {
       idleRss = await settledRss(sdk.pid);
-      raw = new RawSession(dir, o.bin);
+      raw = new RawSession(dir, o.bin, ["--config", config]);
       await raw.initialize();
       floors = openFloors(file);
       const [r, f] = [raw, floors];
       timed = await timeInterleaved(queries, [
         (q) => sdkSearch(sdk.client, q),
         (q) => rawSearch(r, q),
-        f.searchChunks,
+        f.engram,
+        f.raw,
         f.bare,
       ]);
       busyRss = readRss(sdk.pid);
@@ -173,7 +183,7 @@ async function runSize(size: number, o: Options): Promise<SizeResult> {
       await raw?.close();
       await sdk.close();
     }
-    const [sdkMs, rawMs, searchChunksMs, bareMs] = timed.latency;
+    const [sdkMs, rawMs, engramMs, ftsMs, bareMs] = timed.latency;
     const [sdkHits, rawHits, floorHits] = timed.hits;
     const mismatches = queries.filter((_, i) =>
       sdkHits[i] !== floorHits[i] || rawHits[i] !== floorHits[i]
@@ -187,7 +197,7 @@ async function runSize(size: number, o: Options): Promise<SizeResult> {
       import: imported,
       dbBytes,
       queries,
-      latency: { sdk: sdkMs, raw: rawMs, searchChunks: searchChunksMs, bare: bareMs },
+      latency: { sdk: sdkMs, raw: rawMs, engram: engramMs, fts: ftsMs, bare: bareMs },
       hits: { stdio: sdkHits, inProcess: floorHits },
       idleRss,
       busyRss,
@@ -257,7 +267,8 @@ async function main(): Promise<void> {
   lines.push(
     `load average at end: ${loadAverage()}`,
     `engram: ${revAtStart}` + (revAtEnd === revAtStart ? "" : `; at the end: ${revAtEnd}`),
-    `options: ${searchOptions}; ingestion on ${o.ingestFiles} files; seed ${o.seed}; ` +
+    `options: ${searchOptions}; search cache ${o.cache ? "on (16 MiB)" : "off"}; ` +
+      `ingestion on ${o.ingestFiles} files; seed ${o.seed}; ` +
       `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
     "",
     mainTable(results, ingest),

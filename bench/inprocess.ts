@@ -4,10 +4,11 @@ import { ensureDefaultBrain } from "../src/core/brains.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import type { CallerContext } from "../src/core/types.ts";
 import { openDatabase } from "../src/storage/database.ts";
+import { searchChunks } from "../src/storage/chunk_search.ts";
 import { ftsExpression, ftsTerms } from "../src/storage/fts_query.ts";
-import { searchChunks } from "../src/storage/sqlite_queries.ts";
-import { openSqliteStorage } from "../src/storage/sqlite_storage.ts";
+import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite_storage.ts";
 import type { Corpus, Note } from "./corpus.ts";
+import { orExpression } from "./fts_baseline.ts";
 
 /** The caller bulk import runs as: the local operator, like `engram remember`. */
 const CALLER: CallerContext = { clientId: "bench", transport: "cli", tier: "admin", brains: "*" };
@@ -105,13 +106,21 @@ export async function rememberEach(
   }
 }
 
-/** The in-process search paths on one connection; each returns its number of hits. */
+/** The in-process search paths; each returns its number of hits. */
 export interface Floors {
-  /** `searchChunks`: the exact code and SQL `memory_search` runs, top 10. */
+  /** `searchChunks`: the SQLite search of top 10 chunks, in process, synchronously. */
   searchChunks(text: string): number;
+  /** `MemoryService.searchHits`: what memory_search runs (top 10, one per document), no cache. */
+  engram(text: string): Promise<number>;
+  /**
+   * The raw FTS5 query (the target's floor): the query's words, each quoted, OR'd, in one
+   * `SELECT rowid, snippet(…) … MATCH ? ORDER BY rank LIMIT 10` — what FTS5 gives with no query
+   * processing, the same definition as the retrieval benchmark's baseline (bench/fts_baseline.ts).
+   */
+  raw(text: string): number;
   /**
    * `SELECT rowid … MATCH ? ORDER BY rank LIMIT 10` on the all-terms expression, else the any-term
-   * one, like searchChunks but without its joins, highlights and prefix widening.
+   * one: no snippet, joins or prefix widening.
    */
   bare(text: string): number;
   close(): void;
@@ -119,7 +128,10 @@ export interface Floors {
 
 /** Opens `file` in this process for the floor measurements. */
 export function openFloors(file: string): Floors {
+  const storage: SqliteStorage = openSqliteStorage(file, { searchCacheMb: 0 });
+  const service = new MemoryService(storage);
   const db = openDatabase(file);
+  const brainId = defaultBrainId(db);
   // Statements prepared once, as SqliteStorage does, so the floor does not pay SQL compilation.
   const statements = new Map<string, StatementSync>();
   const cached = {
@@ -129,20 +141,33 @@ export function openFloors(file: string): Floors {
       return stmt;
     },
   };
-  const brainId = defaultBrainId(db);
   const bare = db.prepare(
     "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT 10",
+  );
+  const raw = db.prepare(
+    "SELECT rowid, snippet(chunks_fts, 2, '**', '**', '…', 24) AS s FROM chunks_fts " +
+      "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT 10",
   );
   return {
     searchChunks: (text) =>
       searchChunks(cached, { brainId, text, topK: 10, scope: "all", sort: "relevance" }).length,
+    engram: async (text) =>
+      (await service.searchHits({ brainId, text, topK: 10, scope: "all", sort: "relevance" }))
+        .length,
+    raw: (text) => {
+      const expr = orExpression(text);
+      return expr ? raw.all(expr).length : 0;
+    },
     bare: (text) => {
       const terms = ftsTerms(text);
       const rows = bare.all(ftsExpression(terms, "and") ?? '""');
       if (rows.length > 0 || terms.length < 2) return rows.length;
       return bare.all(ftsExpression(terms, "or")!).length;
     },
-    close: () => db.close(),
+    close: () => {
+      db.close();
+      storage.close();
+    },
   };
 }
 

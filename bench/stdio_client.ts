@@ -17,9 +17,12 @@ export interface ServerCommand {
   args: string[];
 }
 
-/** The command line for `engram stdio --data DIR`; `bin` selects a compiled engram binary. */
-export function stdioCommand(dataDir: string, bin?: string): ServerCommand {
-  const tail = ["stdio", "--data", dataDir];
+/**
+ * The command line for `engram stdio --data DIR`; `bin` selects a compiled engram binary, `extra`
+ * adds arguments (`--tier admin`, `--config FILE`).
+ */
+export function stdioCommand(dataDir: string, bin?: string, extra: string[] = []): ServerCommand {
+  const tail = ["stdio", "--data", dataDir, ...extra];
   if (bin) return { command: bin, args: tail };
   return { command: Deno.execPath(), args: engramRunArgs(MAIN, tail) };
 }
@@ -36,9 +39,13 @@ export interface SdkSession {
   close(): Promise<void>;
 }
 
-/** Spawns `engram stdio` and connects the SDK client: initialize, then tools/list. */
-export async function connectSdk(dataDir: string, bin?: string): Promise<SdkSession> {
-  const { command, args } = stdioCommand(dataDir, bin);
+/** Spawns `engram stdio` (with `extra` arguments) and connects the SDK client: initialize, then tools/list. */
+export async function connectSdk(
+  dataDir: string,
+  bin?: string,
+  extra: string[] = [],
+): Promise<SdkSession> {
+  const { command, args } = stdioCommand(dataDir, bin, extra);
   const transport = new StdioClientTransport({
     command,
     args,
@@ -55,10 +62,14 @@ export async function connectSdk(dataDir: string, bin?: string): Promise<SdkSess
 }
 
 /** Calls memory_search through the SDK client; throws on a tool error. */
-export async function sdkSearch(client: Client, query: string): Promise<number> {
+export async function sdkSearch(
+  client: Client,
+  query: string,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   const r = await client.callTool({
     name: "memory_search",
-    arguments: { query },
+    arguments: { query, ...extra },
   }) as CallToolResult;
   if (r.isError) throw new Error(`memory_search "${query}" failed: ${JSON.stringify(r.content)}`);
   return (r.structuredContent as { hits: unknown[] }).hits.length;
@@ -73,9 +84,9 @@ export class RawSession {
   readonly #done: Promise<void>;
   #nextId = 1;
 
-  /** Spawns `engram stdio --data dataDir` (or `bin`) and starts reading its replies. */
-  constructor(dataDir: string, bin?: string) {
-    const { command, args } = stdioCommand(dataDir, bin);
+  /** Spawns `engram stdio --data dataDir` (or `bin`, with `extra` arguments) and starts reading its replies. */
+  constructor(dataDir: string, bin?: string, extra: string[] = []) {
+    const { command, args } = stdioCommand(dataDir, bin, extra);
     this.#child = new Deno.Command(command, {
       args,
       cwd: dataDir,
@@ -142,10 +153,14 @@ export class RawSession {
 }
 
 /** Calls memory_search over a raw session; returns the hit count. */
-export async function rawSearch(session: RawSession, query: string): Promise<number> {
+export async function rawSearch(
+  session: RawSession,
+  query: string,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   const msg = await session.request("tools/call", {
     name: "memory_search",
-    arguments: { query },
+    arguments: { query, ...extra },
   });
   const result = msg.result as CallToolResult | undefined;
   if (!result || result.isError) {

@@ -1,25 +1,45 @@
 /**
  * @module Search with optional vectors: when an embedder is configured, the full-text ranking and
  * the vector ranking are fused with reciprocal rank fusion; without one, full-text search as is.
+ * Grouped by document (the default), each document is then represented by its best chunk.
  */
 import type { Logger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
 import { fuseRanks } from "./rrf.ts";
 import type { SearchIndex } from "./ports/search_index.ts";
 import type { VectorIndex } from "./ports/vector_index.ts";
-import type { SearchHit, SearchQuery } from "./types.ts";
+import { collapseByDocument } from "./search_collapse.ts";
+import type { GroupedSearchQuery, SearchHit, SearchQuery } from "./types.ts";
 
 /** Each list contributes this many candidates per requested hit before fusion. */
 const CANDIDATES_PER_HIT = 3;
+/** Chunks asked of the index per document wanted, so that enough distinct documents remain. */
+const CHUNKS_PER_DOCUMENT = 2;
+/** The most chunks asked of the index for one grouped search. */
+const MAX_GROUPED_CHUNKS = 300;
 
-/** Ranked hits for a query, fused with vector neighbours when `embedder` is set. */
+/** Ranked hits for a query (per document unless `group` is `chunk`), fused with vector neighbours when `embedder` is set. */
 export async function hybridSearch(
+  index: { search: SearchIndex; vectors: VectorIndex },
+  request: GroupedSearchQuery,
+  o: { embedder?: Embedder; logger: Logger },
+): Promise<SearchHit[]> {
+  const { group = "document", ...query } = request;
+  if (group === "chunk") return await chunkSearch(index, query, o);
+  const chunks = await chunkSearch(index, {
+    ...query,
+    topK: Math.min(MAX_GROUPED_CHUNKS, query.topK * CHUNKS_PER_DOCUMENT),
+  }, o);
+  return collapseByDocument(chunks, query.topK);
+}
+
+async function chunkSearch(
   index: { search: SearchIndex; vectors: VectorIndex },
   query: SearchQuery,
   o: { embedder?: Embedder; logger: Logger },
 ): Promise<SearchHit[]> {
   if (!o.embedder || query.sort === "recency") return await index.search.search(query);
-  const depth = Math.min(100, query.topK * CANDIDATES_PER_HIT);
+  const depth = Math.min(MAX_GROUPED_CHUNKS, query.topK * CANDIDATES_PER_HIT);
   const textHits = await index.search.search({ ...query, topK: depth });
   let vector: Float32Array;
   try {

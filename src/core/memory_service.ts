@@ -48,9 +48,9 @@ import type {
   CallerContext,
   DocumentRecord,
   DocumentWithContent,
+  GroupedSearchQuery,
   IngestResponse,
   SearchHit,
-  SearchQuery,
   TagCount,
   TimelineEntry,
 } from "./types.ts";
@@ -348,6 +348,7 @@ export class MemoryService {
       topK: args.top_k,
       scope: args.scope,
       sort: args.sort,
+      group: args.group,
     });
     return {
       query: args.query,
@@ -357,8 +358,11 @@ export class MemoryService {
     };
   }
 
-  /** Ranked hits in a resolved brain: full text, fused with vectors when an embedder is configured. */
-  searchHits(query: SearchQuery): Promise<SearchHit[]> {
+  /**
+   * Ranked hits in a resolved brain: full text, fused with vectors when an embedder is configured;
+   * one per document unless `group` is `chunk`.
+   */
+  searchHits(query: GroupedSearchQuery): Promise<SearchHit[]> {
     return hybridSearch(this.#ports, query, { embedder: this.embedder, logger: this.#logger });
   }
 

@@ -2,11 +2,13 @@
  * @module memory_recall: search shaped by a session. The session's recent messages give context
  * words; the query's own hits are re-ranked by fusing their rank for the query with their rank for
  * that context (reciprocal rank fusion), so of two documents that answer the query, the one the
- * conversation is about comes first. Only documents matching the query are returned.
+ * conversation is about comes first. Only documents matching the query are returned; like
+ * memory_search, one hit per document unless `group` is `chunk`.
  */
 import type { MemoryService, SearchResult } from "./memory_service.ts";
 import type { SessionStore } from "./ports/session_store.ts";
 import { fuseRanks } from "./rrf.ts";
+import { collapseByDocument } from "./search_collapse.ts";
 import type { RecallArgs } from "./session_schemas.ts";
 import { requireSession } from "./sessions.ts";
 import { STOPWORDS } from "./text/terms.ts";
@@ -47,6 +49,7 @@ export async function recall(
       top_k: args.top_k,
       scope,
       sort: "relevance",
+      group: args.group,
     });
   }
   const started = performance.now();
@@ -55,7 +58,14 @@ export async function recall(
   const recent = await deps.sessions.listMessages(session.id, { last: CONTEXT_MESSAGES });
   const contextTerms = sessionTerms(recent, new Set(words(args.query)));
   const search = (text: string) =>
-    service.searchHits({ brainId: brain.id, text, topK: CANDIDATES, scope, sort: "relevance" });
+    service.searchHits({
+      brainId: brain.id,
+      text,
+      topK: CANDIDATES,
+      scope,
+      sort: "relevance",
+      group: "chunk",
+    });
   const queryHits = await search(args.query);
   const contextHits = contextTerms.length ? await search(contextTerms.join(" ")) : [];
   const inQuery = new Set(queryHits.map((h) => h.chunk_id));
@@ -63,7 +73,7 @@ export async function recall(
     { name: "query", items: queryHits },
     { name: "session", items: contextHits.filter((h) => inQuery.has(h.chunk_id)) },
   ], (h) => h.chunk_id);
-  const chunks = fused
+  const ranked = fused
     .map(({ item, score, ranks }) => {
       const weight = item.metadata.status === "superseded" ? SUPERSEDED_WEIGHT : 1;
       return {
@@ -76,8 +86,10 @@ export async function recall(
         },
       };
     })
-    .sort((a, b) => b.score - a.score)
-    .slice(0, args.top_k);
+    .sort((a, b) => b.score - a.score);
+  const chunks = (args.group ?? "document") === "document"
+    ? collapseByDocument(ranked, args.top_k)
+    : ranked.slice(0, args.top_k);
   return {
     chunks,
     query: args.query,

@@ -33,6 +33,9 @@ export const SearchInput = z.object({
   top_k: z.number().int().min(1).max(LIMITS.topK).default(10),
   scope: z.enum(["all", "global", "project", "agent"]).default("all"),
   sort: z.enum(["relevance", "recency", "relevance_then_recency"]).default("relevance"),
+  group: z.enum(["document", "chunk"]).optional().describe(
+    "document (default): the best chunk of each document, with more_chunks; chunk: every matching chunk",
+  ),
 });
 
 /** memory_remember input. */

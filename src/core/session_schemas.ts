@@ -37,6 +37,9 @@ export const RecallInput = z.object({
     "A session whose recent messages shape the ranking",
   ),
   top_k: z.number().int().min(1).max(LIMITS.recallTopK).default(10),
+  group: z.enum(["document", "chunk"]).optional().describe(
+    "document (default): the best chunk of each document, with more_chunks; chunk: every matching chunk",
+  ),
 });
 
 /** memory_reflect input. */

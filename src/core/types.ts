@@ -90,18 +90,29 @@ export interface SearchHit {
   heading_path: string[];
   updated_at: string;
   component_scores?: Record<string, number>;
+  /** With results grouped by document: how many more chunks of this document matched. */
+  more_chunks?: number;
 }
 
 /** Search ordering. */
 export type SearchSort = "relevance" | "recency" | "relevance_then_recency";
 
-/** A search request after validation. */
+/** Search results per document (its best chunk, with `more_chunks`) or per chunk. */
+export type SearchGroup = "document" | "chunk";
+
+/** A search request after validation; what a full-text index is asked (ranked chunks). */
 export interface SearchQuery {
   brainId: string;
   text: string;
   topK: number;
   scope: Scope;
   sort: SearchSort;
+}
+
+/** A search as the service runs it: a SearchQuery whose `topK` counts documents or chunks. */
+export interface GroupedSearchQuery extends SearchQuery {
+  /** Default `document`. */
+  group?: SearchGroup;
 }
 
 /** One entry in a brain's timeline. */

@@ -14,13 +14,15 @@ import type {
 } from "../core/types.ts";
 import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
-import { backlinks, searchChunks, tagCounts } from "./sqlite_queries.ts";
+import { backlinks, tagCounts } from "./sqlite_queries.ts";
 import { writeIndex } from "./sqlite_writes.ts";
 
 /** The full-text index over one connection. */
 export class SqliteSearchIndex implements SearchIndex {
   readonly #conn: SqliteConnection;
   readonly #searches: SearchCache;
+  /** The ranking code and its word lists, loaded by the first search, not at start-up. */
+  #ranking?: Promise<typeof import("./chunk_search.ts")>;
 
   /** `options.searchCacheMb`: the search cache's budget in MiB (0 turns the cache off). */
   constructor(conn: SqliteConnection, options: { searchCacheMb?: number } = {}) {
@@ -30,8 +32,9 @@ export class SqliteSearchIndex implements SearchIndex {
     );
   }
 
-  search(query: SearchQuery): Promise<SearchHit[]> {
-    return this.#conn.read(() => {
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    const { searchChunks } = await (this.#ranking ??= import("./chunk_search.ts"));
+    return await this.#conn.read(() => {
       const search = () => searchChunks(this.#conn.cached, query);
       if (!this.#searches.enabled) return search();
       return this.#conn.throughCache(this.#searches, query, search)!;

@@ -41,10 +41,12 @@ Deno.test("search: a title match outranks a body-only match, with positive score
   assert.ok(hits[1].score > 0, `body score ${hits[1].score}`);
   assert.ok(hits[0].score > hits[1].score, `${hits[0].score} > ${hits[1].score}`);
   for (const h of hits) {
-    assert.ok(h.component_scores, "component scores are reported");
+    const c = h.component_scores;
+    assert.ok(c, "component scores are reported");
     assert.equal(
       h.score.toFixed(4),
-      (h.component_scores.bm25 + h.component_scores.coverage).toFixed(4),
+      (10 * c.coverage + c.bm25 + c.fields + (c.name ?? 0)).toFixed(4),
+      "score = 10 × coverage + bm25 + fields (+ name)",
     );
   }
 });
@@ -129,14 +131,14 @@ Deno.test("search: a quoted phrase matches only the words in that order", async 
   assert.deepEqual(await find(s.service, '"york new"'), []);
 });
 
-Deno.test("search: all words must match, else any word may (AND, then OR)", async () => {
+Deno.test("search: notes holding all the words come first, then those holding some", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
   await s.service.remember(ADMIN, { content: "# Both\n\nkayak and paddle", path: "/both.md" });
-  await s.service.remember(ADMIN, { content: "# One\n\nkayak only", path: "/one.md" });
+  await s.service.remember(ADMIN, { content: "# One\n\nkayak kayak kayak", path: "/one.md" });
   await s.service.remember(ADMIN, { content: "# None\n\nbicycle", path: "/none.md" });
-  assert.deepEqual(paths(await find(s.service, "kayak paddle")), ["/both.md"]);
-  // "zzyzx" is in no document: the AND pass finds nothing and the OR pass finds kayak.
+  assert.deepEqual(paths(await find(s.service, "kayak paddle")), ["/both.md", "/one.md"]);
+  // "zzyzx" is in no document: it only makes no note rank higher.
   assert.deepEqual(paths(await find(s.service, "kayak zzyzx")).sort(), ["/both.md", "/one.md"]);
   const question = await find(s.service, "where did I put my paddle for the kayak?");
   assert.equal(question[0].path, "/both.md", "the note with more shared words ranks first");

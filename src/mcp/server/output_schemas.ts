@@ -47,6 +47,7 @@ export const SearchHitSchema = z.looseObject({
   metadata: z.record(z.string(), metadataValue),
   highlights: z.array(z.string()),
   component_scores: z.record(z.string(), z.number()).optional(),
+  more_chunks: z.number().int().min(0).optional(),
 });
 
 /** memory_search output. */
