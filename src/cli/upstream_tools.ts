@@ -11,6 +11,7 @@ import type { McpServerConfig } from "../config/mcp_servers.ts";
 import { EngramError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CallerContext } from "../core/types.ts";
+import { pruneExpiredTraces } from "../core/trace_retention.ts";
 import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
 import type { DownstreamClient, UpstreamTools } from "../mcp/server/upstream_tools.ts";
@@ -33,6 +34,10 @@ export async function serveUpstreamTools(
 ): Promise<ServedUpstreams | undefined> {
   const catalog = await loadCatalog(config.mcp, runtime.upstreams);
   if (catalog.length === 0) return undefined;
+  // Traces older than the retention go when a process that makes upstream calls starts.
+  await pruneExpiredTraces(runtime.traces, {
+    retentionDays: config.mcp.trace_retention_days,
+  }).catch((err) => o.logger.warn("could not prune old upstream traces", { error: String(err) }));
   const [{ UpstreamExposure }, { exposurePlan }] = await Promise.all([
     import("../mcp/client/upstream_exposure.ts"),
     import("../mcp/client/exposure_plan.ts"),

@@ -13,10 +13,15 @@ import type { GroupedSearchQuery, SearchHit, SearchQuery } from "./types.ts";
 
 /** Each list contributes this many candidates per requested hit before fusion. */
 const CANDIDATES_PER_HIT = 3;
-/** Chunks asked of the index per document wanted, so that enough distinct documents remain. */
+/** Chunks first asked of the index per document wanted, so that enough distinct documents remain. */
 const CHUNKS_PER_DOCUMENT = 2;
-/** The most chunks asked of the index for one grouped search. */
+/** The most chunks asked of the fused ranking (each list) for one search. */
 const MAX_GROUPED_CHUNKS = 300;
+/**
+ * The most chunks asked of the index while filling a grouped search: long notes hold many matching
+ * chunks, so the first ask may give fewer documents than wanted and is widened up to this.
+ */
+const MAX_REFILL_CHUNKS = 3200;
 
 /** Ranked hits for a query (per document unless `group` is `chunk`), fused with vector neighbours when `embedder` is set. */
 export async function hybridSearch(
@@ -26,11 +31,16 @@ export async function hybridSearch(
 ): Promise<SearchHit[]> {
   const { group = "document", ...query } = request;
   if (group === "chunk") return await chunkSearch(index, query, o);
-  const chunks = await chunkSearch(index, {
-    ...query,
-    topK: Math.min(MAX_GROUPED_CHUNKS, query.topK * CHUNKS_PER_DOCUMENT),
-  }, o);
-  return collapseByDocument(chunks, query.topK);
+  let asked = Math.min(MAX_GROUPED_CHUNKS, query.topK * CHUNKS_PER_DOCUMENT);
+  for (;;) {
+    const chunks = await chunkSearch(index, { ...query, topK: asked }, o);
+    const hits = collapseByDocument(chunks, query.topK);
+    // Fewer chunks than asked means the index has no more; otherwise widen until filled.
+    if (hits.length >= query.topK || chunks.length < asked || asked >= MAX_REFILL_CHUNKS) {
+      return hits;
+    }
+    asked = Math.min(MAX_REFILL_CHUNKS, asked * 4);
+  }
 }
 
 async function chunkSearch(

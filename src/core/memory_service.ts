@@ -11,6 +11,7 @@ import {
 import { notFound, refOf } from "./document_refs.ts";
 import { DocumentWriter, type NextVersion, type Written } from "./document_writer.ts";
 import { mergeMetadata } from "./metadata_merge.ts";
+import { guardProvenance } from "./provenance.ts";
 import type {
   IngestInput,
   MemoryServiceOptions,
@@ -235,6 +236,7 @@ export class MemoryService {
       : undefined;
     return await this.#writer.retrying(async () => {
       const existing = await this.#ports.documents.findDocument(brain.id, { path });
+      guardProvenance(caller, { existing, metadata: args.metadata, source: options.source });
       const metadata = mergeMetadata(existing?.metadata ?? {}, args.metadata, args.tags);
       return await this.#writer.write(
         brain.id,
@@ -307,6 +309,7 @@ export class MemoryService {
       if (!read) throw notFound(args, brain);
       // A no-op update returns `current` as is: a DocumentRecord, without the content.
       const { content: currentContent, ...current } = read;
+      guardProvenance(caller, { existing: current, metadata: args.metadata });
       const path = args.new_path !== undefined ? normalizePath(args.new_path) : current.path;
       if (path !== current.path) {
         const taken = await this.pathOwner(brain, path);

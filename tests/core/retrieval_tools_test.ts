@@ -122,3 +122,30 @@ Deno.test("tools: hostile query text is searched, never an error", async () => {
   const r = await callOk<{ hits: Hit[] }>(c.client, "memory_search", { query: '"zebra' });
   assert.equal(r.hits.length, 3, "stray syntax around a word is no reason to miss it");
 });
+
+Deno.test("tools: memory_search fills top_k with documents even when a few hold many better chunks", async () => {
+  await using dir = await tempDir();
+  await using c = await connectStdio(dir.path, { args: ["--tier", "write"] });
+  await c.client.listTools();
+  // Two notes of many chunks dense with "heron" outrank every chunk of four notes naming it once.
+  for (let d = 0; d < 2; d++) {
+    const dense = "heron glides. ".repeat(1200);
+    await callOk(c.client, "memory_remember", {
+      content: `# Dense ${d}\n\n${dense}`,
+      path: `/d${d}.md`,
+    });
+  }
+  for (let d = 0; d < 4; d++) {
+    const sparse = `${filler(250, `s${d}x`)} heron`;
+    await callOk(c.client, "memory_remember", {
+      content: `# Sparse ${d}\n\n${sparse}`,
+      path: `/s${d}.md`,
+    });
+  }
+  const r = await callOk<{ hits: Hit[] }>(c.client, "memory_search", { query: "heron", top_k: 6 });
+  // The first ask of the index (2 chunks per document wanted: 12) holds the dense notes alone.
+  assert.deepEqual(
+    r.hits.map((h) => h.path).sort(),
+    ["/d0.md", "/d1.md", "/s0.md", "/s1.md", "/s2.md", "/s3.md"],
+  );
+});

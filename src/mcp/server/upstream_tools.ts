@@ -95,12 +95,28 @@ export async function dispatchUpstreamTool(
       throw new EngramError("invalid_argument", `arguments of ${tool.exposed} must be an object`);
     }
     const progress = o.progress;
-    result = await upstream.call(tool, (o.args ?? {}) as Record<string, unknown>, {
-      caller,
-      signal: o.signal,
-      downstream: o.downstream,
-      ...(progress ? { onprogress: (p) => void progress(p).catch(() => {}) } : {}),
-    });
+    // Progress is passed on in order, and all of it before the result: the agent's SDK drops a
+    // progress notification that arrives after the response to its request — or read in the same
+    // chunk as it, so the result also waits a turn of the event loop after the last one.
+    let forwarded: Promise<void> | undefined;
+    const onprogress = progress
+      ? (p: UpstreamProgress) => {
+        forwarded = (forwarded ?? Promise.resolve()).then(() => progress(p)).catch(() => {});
+      }
+      : undefined;
+    try {
+      result = await upstream.call(tool, (o.args ?? {}) as Record<string, unknown>, {
+        caller,
+        signal: o.signal,
+        downstream: o.downstream,
+        ...(onprogress ? { onprogress } : {}),
+      });
+    } finally {
+      if (forwarded) {
+        await forwarded;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    }
   } catch (err) {
     result = toolErrorResult(
       concealInternal(err, { logger: o.ctx.serverLogger, what: `tool ${tool.exposed}` }),
