@@ -16,7 +16,6 @@ import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
 import type { DownstreamClient, UpstreamTools } from "../mcp/server/upstream_tools.ts";
 import type { Runtime } from "./runtime.ts";
-import { approvalBook, traceOf } from "./upstreams.ts";
 
 /** The exposed tools of a serving process, and what to close when it stops. */
 export interface ServedUpstreams {
@@ -38,10 +37,13 @@ export async function serveUpstreamTools(
   await pruneExpiredTraces(runtime.traces, {
     retentionDays: config.mcp.trace_retention_days,
   }).catch((err) => o.logger.warn("could not prune old upstream traces", { error: String(err) }));
-  const [{ UpstreamExposure }, { exposurePlan }] = await Promise.all([
-    import("../mcp/client/upstream_exposure.ts"),
-    import("../mcp/client/exposure_plan.ts"),
-  ]);
+  // Loaded only when servers are configured: a memory-only session never loads the client.
+  const [{ UpstreamExposure }, { exposurePlan }, { approvalBook, statusRecorder, traceOf }] =
+    await Promise.all([
+      import("../mcp/client/upstream_exposure.ts"),
+      import("../mcp/client/exposure_plan.ts"),
+      import("./upstreams.ts"),
+    ]);
   const book = approvalBook({ config, runtime });
   const catalogNow = () => loadCatalog(config.mcp, runtime.upstreams);
   const callers = new AsyncLocalStorage<CallerContext>();
@@ -96,15 +98,7 @@ export async function serveUpstreamTools(
               : Promise.resolve({ action: "decline" as const });
           },
         },
-        onStatus: (server, change) => {
-          runtime.upstreams.recordUpstreamStatus(server, {
-            status: change.status,
-            error: change.error?.message ?? null,
-            at: change.at.toISOString(),
-          }).catch(() => {
-            // Bookkeeping: a busy database must not fail an agent's call.
-          });
-        },
+        onStatus: statusRecorder(runtime),
         onEvent: (server, event) => {
           if (event.kind === "list_changed" && event.list === "tools") {
             void exposure.listChanged(server);

@@ -17,6 +17,7 @@ import { sampleWithStack } from "../mcp/client/model_sampling.ts";
 import type { NestedHost } from "../mcp/client/nested_requests.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import { type CallTrace, UpstreamConnections } from "../mcp/client/upstream_connections.ts";
+import type { StatusChange } from "../mcp/client/upstream_session.ts";
 import type { CommandContext } from "./context.ts";
 import type { Mode } from "./permissions.ts";
 import { type Runtime, withRuntime } from "./runtime.ts";
@@ -84,18 +85,26 @@ export function connectUpstreams(
       maxResultBytes: config.mcp.max_result_bytes,
       requestTimeoutMs: config.mcp.request_timeout_ms,
       host,
-      onStatus: (server, change) => {
-        runtime.upstreams.recordUpstreamStatus(server, {
-          status: change.status,
-          error: change.error?.message ?? null,
-          at: change.at.toISOString(),
-        }).catch(() => {
-          // Bookkeeping: a busy database must not fail the operator's command.
-        });
-      },
+      onStatus: statusRecorder(runtime),
       onCall: (call) => void runtime.traces.trace(traceOf(call, caller)),
     },
   );
+}
+
+/**
+ * Records each connection's status change for `engram mcp servers`; bookkeeping, so a busy
+ * database never fails the call or command that changed it.
+ */
+export function statusRecorder(
+  runtime: Pick<Runtime, "upstreams">,
+): (server: string, change: StatusChange) => void {
+  return (server, change) => {
+    runtime.upstreams.recordUpstreamStatus(server, {
+      status: change.status,
+      error: change.error?.message ?? null,
+      at: change.at.toISOString(),
+    }).catch(() => {});
+  };
 }
 
 /** A trace row of an upstream call: a tool's own error result, a timeout or a cancel is an error. */

@@ -4,6 +4,7 @@ import type {
   ApprovedKind,
   CapabilityApproval,
   CapabilitySighting,
+  SeenCapability,
 } from "../core/ports/approval_store.ts";
 import type { Tier } from "../core/types.ts";
 import type { Prepares } from "./database.ts";
@@ -84,16 +85,7 @@ export class SqliteApprovalStore implements ApprovalStore {
     );
   }
 
-  recordSightings(
-    server: string,
-    seen: readonly {
-      kind: ApprovedKind;
-      name: string;
-      hash: string;
-      definition: Record<string, unknown>;
-    }[],
-    at: string,
-  ): Promise<void> {
+  recordSightings(server: string, seen: readonly SeenCapability[], at: string): Promise<void> {
     return this.#conn.write(() => {
       const keep = new Set(seen.map((s) => `${s.kind}\u0000${s.name}`));
       const existing = this.#conn.prepare(

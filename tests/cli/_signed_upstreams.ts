@@ -36,6 +36,17 @@ async function signer(): Promise<ReviewSigner> {
   return { key: pair.privateKey, reviewKey: `ed25519:${base64(raw)}` };
 }
 
+/** The well-behaved fixture's changes come from engram's environment; empty: as first published. */
+export const NO_CHANGES = { UPSTREAM_CHANGES: "" };
+
+/** The well-behaved fixture as server `files`, its changes (UPSTREAM_CHANGES) set per test run. */
+export const WELL: FixtureServer = {
+  name: "files",
+  fixture: "well_behaved",
+  allow: ["--allow-env=UPSTREAM_CHANGES"],
+  env: { UPSTREAM_CHANGES: "${UPSTREAM_CHANGES}" },
+};
+
 /** The YAML of `servers`, each signed, plus `mcpExtra` lines under `mcp:`. */
 export async function signedConfig(
   servers: readonly FixtureServer[],

@@ -4,17 +4,7 @@
  * lockfile round trip and `verify`'s exit code, and the error paths.
  */
 import assert from "node:assert/strict";
-import { signedConfig, upstreamSetup } from "./_signed_upstreams.ts";
-
-/** The fixture's changes come from engram's environment; empty: as first published. */
-const NO_CHANGES = { UPSTREAM_CHANGES: "" };
-
-const WELL = {
-  name: "files",
-  fixture: "well_behaved",
-  allow: ["--allow-env=UPSTREAM_CHANGES"],
-  env: { UPSTREAM_CHANGES: "${UPSTREAM_CHANGES}" },
-};
+import { NO_CHANGES, signedConfig, upstreamSetup, WELL } from "./_signed_upstreams.ts";
 
 /** The states `approvals --json` reports, by `kind name`. */
 async function states(

@@ -3,15 +3,7 @@
  * approvals, sightings and server state — without starting anything.
  */
 import assert from "node:assert/strict";
-import { upstreamSetup } from "./_signed_upstreams.ts";
-
-const NO_CHANGES = { UPSTREAM_CHANGES: "" };
-const WELL = {
-  name: "files",
-  fixture: "well_behaved",
-  allow: ["--allow-env=UPSTREAM_CHANGES"],
-  env: { UPSTREAM_CHANGES: "${UPSTREAM_CHANGES}" },
-};
+import { NO_CHANGES, upstreamSetup, WELL } from "./_signed_upstreams.ts";
 
 type Row = {
   kind: string;

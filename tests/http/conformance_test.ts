@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
 import { tempDir } from "../helpers.ts";
+import { runSuite, suiteUnavailable } from "../conformance_suite.ts";
 import { spawnServe } from "./http_helpers.ts";
 
-const SUITE = "npm:@modelcontextprotocol/conformance@0.1.16";
 const BASELINE =
   new URL("../fixtures/conformance/expected_failures.yaml", import.meta.url).pathname;
 /** The one baselined scenario that is not about fixtures: the suite's wrong version header. */
@@ -21,39 +21,6 @@ const MUST_PASS = [
   "resources-unsubscribe",
   "dns-rebinding-protection",
 ];
-
-/** Why the suite cannot run here, or null when its npm package resolves. */
-async function suiteUnavailable(): Promise<string | null> {
-  await using dir = await tempDir("engram-conformance-");
-  const out = await runSuite(["list"], dir.path);
-  if (out.code === 0) return null;
-  // Only a failed download excuses the test; any other failure is a real failure.
-  if (/error sending request for url/i.test(out.output)) {
-    return `${SUITE} cannot be fetched (offline?):\n${
-      out.output.split("\n").slice(0, 4).join("\n")
-    }`;
-  }
-  throw new Error(`${SUITE} list failed:\n${out.output}`);
-}
-
-/** Runs the suite CLI with ARGS; cwd outside the repo so its deno.json and lockfile stay untouched. */
-async function runSuite(args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  const pass = ["PATH", "HOME", "DENO_DIR", "NPM_CONFIG_REGISTRY", "HTTPS_PROXY", "NO_PROXY"];
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of pass) {
-    const value = Deno.env.get(name);
-    if (value) env[name] = value;
-  }
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SUITE, ...args],
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const text = new TextDecoder();
-  return { code, output: text.decode(stdout) + text.decode(stderr) };
-}
 
 /** Failed or warned checks per scenario, from the suite's `-o` directory. */
 async function failedChecks(dir: string): Promise<Map<string, string[]>> {

@@ -12,17 +12,9 @@ import {
   StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
 } from "../../src/mcp/sdk.ts";
-import { upstreamSetup } from "../cli/_signed_upstreams.ts";
+import { NO_CHANGES, upstreamSetup, WELL } from "../cli/_signed_upstreams.ts";
 import { collectNotifications, connectStdio } from "../helpers.ts";
 import { createToken, spawnServe } from "../http/http_helpers.ts";
-
-const NO_CHANGES = { UPSTREAM_CHANGES: "" };
-const WELL = {
-  name: "files",
-  fixture: "well_behaved",
-  allow: ["--allow-env=UPSTREAM_CHANGES"],
-  env: { UPSTREAM_CHANGES: "${UPSTREAM_CHANGES}" },
-};
 
 /** Approves tools of `files`, exposing each at its tier. */
 async function approve(

@@ -201,10 +201,7 @@ async function revoke(
   ctx: CommandContext,
   o: { operands: string[]; kind?: ApprovedKind; json: boolean },
 ): Promise<number> {
-  const [server, name] = o.operands;
-  if (server === undefined || name === undefined) {
-    throw usageError(MCP_APPROVALS_SPEC, "revoke takes SERVER and NAME");
-  }
+  const [server, name] = serverAndName(o.operands, "revoke");
   const entry = findEntry(u.catalog, server);
   const book = approvalBook(u);
   const mine = (await book.list(entry.config.name)).filter((a) =>
@@ -230,10 +227,7 @@ async function diff(
   ctx: CommandContext,
   o: { operands: string[]; kind?: ApprovedKind; json: boolean },
 ): Promise<number> {
-  const [server, name] = o.operands;
-  if (server === undefined || name === undefined) {
-    throw usageError(MCP_APPROVALS_SPEC, "diff takes SERVER and NAME");
-  }
+  const [server, name] = serverAndName(o.operands, "diff");
   const [review] = await reviewServers(u, ctx, [findEntry(u.catalog, server)]);
   const status: CapabilityStatus = capabilityIn(review, name, o.kind);
   const patch = definitionDiff(status);
@@ -286,4 +280,13 @@ function exposeOf(args: Parsed, entry: CatalogEntry, name?: string): Tier | null
     );
   }
   return raw === "none" ? null : raw;
+}
+
+/** The SERVER and NAME operands of a verb that takes both. */
+function serverAndName(operands: string[], verb: string): [string, string] {
+  const [server, name] = operands;
+  if (server === undefined || name === undefined) {
+    throw usageError(MCP_APPROVALS_SPEC, `${verb} takes SERVER and NAME`);
+  }
+  return [server, name];
 }

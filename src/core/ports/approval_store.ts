@@ -62,14 +62,13 @@ export interface ApprovalStore {
    * Records what a server lists now: sightings of capabilities it still lists are updated (their
    * first_seen_at kept), new ones added, ones it no longer lists removed.
    */
-  recordSightings(
-    server: string,
-    seen: readonly {
-      kind: ApprovedKind;
-      name: string;
-      hash: string;
-      definition: Record<string, unknown>;
-    }[],
-    at: string,
-  ): Promise<void>;
+  recordSightings(server: string, seen: readonly SeenCapability[], at: string): Promise<void>;
+}
+
+/** A capability as a server lists it now: its definition and that definition's hash. */
+export interface SeenCapability {
+  kind: ApprovedKind;
+  name: string;
+  hash: string;
+  definition: Record<string, unknown>;
 }

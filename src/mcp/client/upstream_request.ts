@@ -37,18 +37,6 @@ export interface CallOptions {
 }
 
 /** A request as the session sends and traces it. */
-interface Spec {
-  kind: CallKind;
-  capability: string;
-  method: string;
-  params?: Record<string, unknown>;
-  /** For messages: `tools/call "x"`. */
-  what: string;
-  /** How the SDK validates the result. */
-  schema: ResultSchema;
-}
-
-/** A request as the session sends and traces it. */
 export interface RequestSpec {
   kind: CallKind;
   capability: string;

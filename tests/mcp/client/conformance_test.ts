@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../../helpers.ts";
+import { runSuite, suiteUnavailable } from "../../conformance_suite.ts";
 
-const SUITE = "npm:@modelcontextprotocol/conformance@0.1.16";
 const DRIVER = new URL("./conformance_driver.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
 
@@ -39,38 +39,6 @@ interface Check {
   status: string;
   errorMessage?: string;
   description?: string;
-}
-
-/** Runs the suite CLI with ARGS, from a directory outside the repo (no deno.json, no lockfile). */
-async function runSuite(args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  const pass = ["PATH", "HOME", "DENO_DIR", "NPM_CONFIG_REGISTRY", "HTTPS_PROXY", "NO_PROXY"];
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of pass) {
-    const value = Deno.env.get(name);
-    if (value) env[name] = value;
-  }
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SUITE, ...args],
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const text = new TextDecoder();
-  return { code, output: text.decode(stdout) + text.decode(stderr) };
-}
-
-/** Why the suite cannot run here, or null when its npm package resolves. */
-async function suiteUnavailable(): Promise<string | null> {
-  await using dir = await tempDir("engram-conformance-");
-  const out = await runSuite(["list"], dir.path);
-  if (out.code === 0) return null;
-  if (/error sending request for url|npm package not found in cache/i.test(out.output)) {
-    return `${SUITE} cannot be fetched (offline?):\n${
-      out.output.split("\n").slice(0, 4).join("\n")
-    }`;
-  }
-  throw new Error(`${SUITE} list failed:\n${out.output}`);
 }
 
 /** The checks of the one scenario run written under `dir`. */
