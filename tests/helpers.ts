@@ -256,3 +256,9 @@ export function withTimeout<T>(promise: Promise<T>, what: string, ms = 15_000): 
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** The text of a tool result: its text contents, joined. */
+export function resultText(result: unknown): string {
+  return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? "")
+    .join("");
+}

@@ -1,7 +1,7 @@
 /** @module A leveled logger on stderr; stdout belongs to the protocol or the command's output. */
 import type { Logger } from "../core/logger.ts";
 import { LOG_LEVELS } from "../config/schema.ts";
-import { neutraliseTerminalText } from "./terminal_text.ts";
+import { neutraliseTerminalText } from "../core/text/terminal_text.ts";
 
 type Level = (typeof LOG_LEVELS)[number];
 

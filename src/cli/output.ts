@@ -1,10 +1,10 @@
 /**
  * @module Writing command output: JSON for scripts, aligned text for people, colour only on a
  * terminal without NO_COLOR. Every human-readable write passes one choke point that shows control
- * characters from content as visible escapes (src/cli/terminal_text.ts); the only escape sequences
+ * characters from content as visible escapes (src/core/text/terminal_text.ts); the only escape sequences
  * that reach the terminal are the ones `bold()` and `dim()` ask for.
  */
-import { neutraliseTerminalText, terminalSafeJson } from "./terminal_text.ts";
+import { neutraliseTerminalText, terminalSafeJson } from "../core/text/terminal_text.ts";
 
 /** Where and how a command writes. */
 export interface Output {

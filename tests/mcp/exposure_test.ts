@@ -13,7 +13,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "../../src/mcp/sdk.ts";
 import { NO_CHANGES, upstreamSetup, WELL } from "../cli/_signed_upstreams.ts";
-import { collectNotifications, connectStdio } from "../helpers.ts";
+import { collectNotifications, connectStdio, resultText } from "../helpers.ts";
 import { createToken, spawnServe } from "../http/http_helpers.ts";
 
 /** Approves tools of `files`, exposing each at its tier. */
@@ -25,10 +25,6 @@ async function approve(
     const r = await run(["approvals", "approve", "files", tool, "--expose", tier]);
     assert.equal(r.code, 0, r.stderr);
   }
-}
-
-function text(result: unknown): string {
-  return ((result as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
 }
 
 Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at their tier, and work", async () => {
@@ -50,7 +46,7 @@ Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at the
     assert.ok(!names.includes("mcp_files_slow"), "a write-tier tool is not listed at read");
     assert.ok(!names.includes("mcp_files_stats"), "an unapproved tool is not listed");
     assert.equal(
-      text(await read.client.callTool({ name: "mcp_files_echo", arguments: { text: "hi" } })),
+      resultText(await read.client.callTool({ name: "mcp_files_echo", arguments: { text: "hi" } })),
       "echo: hi",
     );
     const sum = await read.client.callTool({ name: "mcp_files_add", arguments: { a: 2, b: 3 } });
@@ -79,12 +75,15 @@ Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at the
     // A success that breaks its own outputSchema becomes an error result saying so.
     const bad = await read.client.callTool({ name: "mcp_files_bad_output", arguments: {} });
     assert.equal(bad.isError, true);
-    assert.match(text(bad), /^provider_unavailable: upstream files tool bad_output .*outputSchema/);
+    assert.match(
+      resultText(bad),
+      /^provider_unavailable: upstream files tool bad_output .*outputSchema/,
+    );
     const forbidden = await read.client.callTool({ name: "mcp_files_slow", arguments: { ms: 1 } });
-    assert.match(text(forbidden), /^forbidden: tool mcp_files_slow needs tier write/);
+    assert.match(resultText(forbidden), /^forbidden: tool mcp_files_slow needs tier write/);
     const invalid = await read.client.callTool({ name: "mcp_files_echo", arguments: { nope: 1 } });
     assert.match(
-      text(invalid),
+      resultText(invalid),
       /^invalid_argument: arguments of mcp_files_echo do not match its inputSchema/,
     );
   }
@@ -111,7 +110,7 @@ Deno.test("exposure: an upstream changing a tool mid-session withdraws it from t
   });
   assert.equal(refused.isError, true);
   assert.match(
-    text(refused),
+    resultText(refused),
     /^forbidden: mcp_files_echo is not offered: upstream files tool echo: the server listed another definition .*engram mcp approvals diff files echo/,
   );
 });
@@ -131,7 +130,7 @@ Deno.test("exposure over Streamable HTTP: the same tools, under the token's tier
     assert.ok(names.includes("mcp_files_echo"));
     assert.ok(!names.includes("mcp_files_slow"));
     assert.equal(
-      text(await client.callTool({ name: "mcp_files_echo", arguments: { text: "http" } })),
+      resultText(await client.callTool({ name: "mcp_files_echo", arguments: { text: "http" } })),
       "echo: http",
     );
     await transport.terminateSession();
@@ -157,13 +156,13 @@ Deno.test("exposure: an upstream's elicitation goes to the agent's client when i
         }),
     });
     const answered = await agent.client.callTool({ name: "mcp_asker_ask_form", arguments: {} });
-    const reply = JSON.parse(text(answered));
+    const reply = JSON.parse(resultText(answered));
     assert.equal(reply.action, "accept");
     assert.equal(reply.content.name, "Ada");
   }
   await using plain = await connectStdio(s.dir);
   const declined = JSON.parse(
-    text(await plain.client.callTool({ name: "mcp_asker_ask_form", arguments: {} })),
+    resultText(await plain.client.callTool({ name: "mcp_asker_ask_form", arguments: {} })),
   );
   assert.equal(declined.action, "decline");
 });

@@ -4,11 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { upstreamSetup } from "../cli/_signed_upstreams.ts";
-import { connectStdio } from "../helpers.ts";
-
-function text(result: unknown): string {
-  return ((result as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
-}
+import { connectStdio, resultText } from "../helpers.ts";
 
 Deno.test("agents cannot rewrite where a compiled document came from", async () => {
   await using s = await upstreamSetup([
@@ -24,7 +20,7 @@ Deno.test("agents cannot rewrite where a compiled document came from", async () 
   });
   assert.equal(update.isError, true);
   assert.match(
-    text(update),
+    resultText(update),
     /^forbidden: .* was compiled from an upstream resource and its provenance \(mcp_uri\)/,
   );
   const remember = await agent.client.callTool({
@@ -32,10 +28,10 @@ Deno.test("agents cannot rewrite where a compiled document came from", async () 
     arguments: { path, content: "# Hello\nrewritten", metadata: { mcp_server: "other" } },
   });
   assert.equal(remember.isError, true);
-  assert.match(text(remember), /^forbidden: .*provenance \(mcp_server\)/);
+  assert.match(resultText(remember), /^forbidden: .*provenance \(mcp_server\)/);
   const content = await agent.client.callTool({
     name: "memory_update",
     arguments: { path, content: "# Hello\nannotated by the agent", metadata: { note: "ok" } },
   });
-  assert.equal(content.isError, undefined, text(content));
+  assert.equal(content.isError, undefined, resultText(content));
 });

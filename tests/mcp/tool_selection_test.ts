@@ -6,12 +6,8 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk.ts";
 import { upstreamSetup } from "../cli/_signed_upstreams.ts";
-import { connectStdio, runEngram, tempDir } from "../helpers.ts";
+import { connectStdio, resultText, runEngram, tempDir } from "../helpers.ts";
 import { createToken, spawnServe } from "../http/http_helpers.ts";
-
-function text(result: unknown): string {
-  return ((result as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
-}
 
 Deno.test("stdio --tools lists only the selected tools, globs included; others are refused", async () => {
   await using s = await upstreamSetup([{ name: "files", fixture: "well_behaved" }]);
@@ -30,7 +26,7 @@ Deno.test("stdio --tools lists only the selected tools, globs included; others a
   });
   assert.equal(refused.isError, true);
   assert.match(
-    text(refused),
+    resultText(refused),
     /^forbidden: tool memory_remember is not in this session's tool selection \(memory_search,memory_g\*,mcp_files_e\*\)/,
   );
   const upstream = await session.client.callTool({
@@ -38,11 +34,11 @@ Deno.test("stdio --tools lists only the selected tools, globs included; others a
     arguments: { a: 1, b: 2 },
   });
   assert.match(
-    text(upstream),
+    resultText(upstream),
     /^forbidden: tool mcp_files_add is not in this session's tool selection/,
   );
   assert.equal(
-    text(await session.client.callTool({ name: "mcp_files_echo", arguments: { text: "y" } })),
+    resultText(await session.client.callTool({ name: "mcp_files_echo", arguments: { text: "y" } })),
     "echo: y",
   );
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { neutraliseTerminalText, terminalSafeJson } from "../../src/cli/terminal_text.ts";
+import { neutraliseTerminalText, terminalSafeJson } from "../../src/core/text/terminal_text.ts";
 
 /** Any character a terminal could act on, or a bidi override/isolate, or a style-marker noncharacter. */
 // deno-lint-ignore no-control-regex
