@@ -8,7 +8,8 @@
  * tools/list ≤ 50 ms.
  */
 import { parseArgs } from "node:util";
-import { CallToolResultSchema, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
+import { CallToolResultSchema } from "../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
 import { FIXTURE, signedConfig } from "../tests/cli/_signed_upstreams.ts";
 import { engramCommandArgs, engramEnv, runEngram } from "../tests/helpers.ts";
 import { summarize } from "./stats.ts";

@@ -4,7 +4,8 @@
  * file through `engram ingest` and through memory_ingest_file's queue on a real `engram stdio`.
  */
 import { engramRunArgs } from "../src/config/permissions.ts";
-import { type CallToolResult, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
+import { type CallToolResult } from "../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
 import type { Corpus } from "./corpus.ts";
 import { bulkRemember, type ImportResult } from "./inprocess.ts";
 import { readRss, serverEnv } from "./stdio_client.ts";

@@ -1,12 +1,8 @@
 /** @module The real `engram stdio`: SDK and raw JSON-RPC sessions, start-up timing, RSS. */
 import { engramRunArgs } from "../src/config/permissions.ts";
 import { engramEnv } from "../tests/helpers.ts";
-import {
-  type CallToolResult,
-  Client,
-  LATEST_PROTOCOL_VERSION,
-  StdioClientTransport,
-} from "../src/mcp/sdk.ts";
+import { type CallToolResult, LATEST_PROTOCOL_VERSION } from "../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
 
 /** main.ts of this checkout. */
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -8,7 +8,8 @@
  * Run: `deno task bench:upstream [--calls N] [--warmup N]`. Target: p50 overhead within 1 ms.
  */
 import { parseArgs } from "node:util";
-import { CallToolResultSchema, Client, StdioClientTransport } from "../src/mcp/sdk.ts";
+import { CallToolResultSchema } from "../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
 import { type CallTrace, UpstreamConnections } from "../src/mcp/client/upstream_connections.ts";
 import { launchable, testFacts, testSigner } from "../tests/mcp/client/launch_setup.ts";
 import { summarize } from "./stats.ts";

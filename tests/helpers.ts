@@ -1,11 +1,6 @@
 /** @module Shared test helpers: temp data dirs, spawning the real CLI, an SDK client over stdio. */
-import {
-  type CallToolResult,
-  Client,
-  type ClientCapabilities,
-  StdioClientTransport,
-  type Transport,
-} from "../src/mcp/sdk.ts";
+import { type CallToolResult, type ClientCapabilities, type Transport } from "../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
 import type { z } from "zod";
 import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";

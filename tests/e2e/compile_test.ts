@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { compileArgs } from "../../scripts/compile.ts";
 import { connectLikeAClient, engramEnv, tempDir } from "../helpers.ts";
-import { Client, StdioClientTransport } from "../../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../../src/mcp/sdk_client.ts";
 
 const DENORT_BIN = Deno.env.get("DENORT_BIN");
 if (!DENORT_BIN) {

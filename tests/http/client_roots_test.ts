@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
+import { ListRootsRequestSchema, type Transport } from "../../src/mcp/sdk.ts";
 import {
   Client,
-  ListRootsRequestSchema,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-  type Transport,
-} from "../../src/mcp/sdk.ts";
+} from "../../src/mcp/sdk_client.ts";
 import { callErr, connectLikeAClient, tempDir } from "../helpers.ts";
 import { startServer } from "./http_helpers.ts";
 

@@ -5,7 +5,7 @@ import { createHttpApp, type HttpApp, type HttpAppOptions } from "../../src/http
 import type { TokenGrant } from "../../src/http/auth.ts";
 import type { HttpSettings } from "../../src/http/context.ts";
 import { serveHttp } from "../../src/http/serve_http.ts";
-import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
 import { ProviderSet } from "../../src/providers/stack.ts";
 import {
   connectLikeAClient,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Client, SSEClientTransport } from "../../src/mcp/sdk.ts";
+import { Client, SSEClientTransport } from "../../src/mcp/sdk_client.ts";
 import { callErr, callOk, connectLikeAClient } from "../helpers.ts";
 import { initializeBody, sseReader, startServer } from "./http_helpers.ts";
 

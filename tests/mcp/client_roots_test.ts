@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { Client, ListRootsRequestSchema, StdioClientTransport } from "../../src/mcp/sdk.ts";
+import { ListRootsRequestSchema } from "../../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../../src/mcp/sdk_client.ts";
 import {
   callErr,
   callOk,

@@ -6,12 +6,8 @@
  * call by its name `forbidden` with the way to review it.
  */
 import assert from "node:assert/strict";
-import {
-  Client,
-  ElicitRequestSchema,
-  StreamableHTTPClientTransport,
-  ToolListChangedNotificationSchema,
-} from "../../src/mcp/sdk.ts";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "../../src/mcp/sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
 import { NO_CHANGES, upstreamSetup, WELL } from "../cli/_signed_upstreams.ts";
 import { collectNotifications, connectStdio, resultText } from "../helpers.ts";
 import { createToken, spawnServe } from "../http/http_helpers.ts";

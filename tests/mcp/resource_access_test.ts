@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  Client,
-  InMemoryTransport,
-  ResourceUpdatedNotificationSchema,
-  Server,
-} from "../../src/mcp/sdk.ts";
+import { ResourceUpdatedNotificationSchema, Server } from "../../src/mcp/sdk.ts";
+import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import type { CallerContext } from "../../src/core/types.ts";
 import { registerResources } from "../../src/mcp/server/resources.ts";

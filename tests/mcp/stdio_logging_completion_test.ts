@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  type Client,
-  EmptyResultSchema,
-  LoggingMessageNotificationSchema,
-} from "../../src/mcp/sdk.ts";
+import { EmptyResultSchema, LoggingMessageNotificationSchema } from "../../src/mcp/sdk.ts";
+import { type Client } from "../../src/mcp/sdk_client.ts";
 import { callOk, collectNotifications, connectStdio, tempDir } from "../helpers.ts";
 
 /** The values of a completion, checking the result's shape. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { type Client, ResourceUpdatedNotificationSchema } from "../../src/mcp/sdk.ts";
+import { ResourceUpdatedNotificationSchema } from "../../src/mcp/sdk.ts";
+import { type Client } from "../../src/mcp/sdk_client.ts";
 import {
   ADMIN,
   callOk,

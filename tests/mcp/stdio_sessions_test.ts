@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ADMIN, call, callErr, callOk, connectStdio, openService, tempDir } from "../helpers.ts";
 import { queueExtraction } from "../../src/core/extraction.ts";
 import { appendConversation, openSession } from "../../src/core/sessions.ts";
-import type { Client } from "../../src/mcp/sdk.ts";
+import type { Client } from "../../src/mcp/sdk_client.ts";
 import { rawCallWithProgress } from "./_raw_stdio.ts";
 
 interface Job {

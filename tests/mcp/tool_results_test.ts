@@ -6,12 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import {
-  AjvJsonSchemaValidator,
-  type CallToolResult,
-  Client,
-  InMemoryTransport,
-} from "../../src/mcp/sdk.ts";
+import { AjvJsonSchemaValidator, type CallToolResult } from "../../src/mcp/sdk.ts";
+import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
 import { envFrom } from "../../src/config/env.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import type { Tier } from "../../src/core/types.ts";

@@ -4,10 +4,11 @@
  * tool outside the selection is neither listed nor callable.
  */
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
 import { upstreamSetup } from "../cli/_signed_upstreams.ts";
 import { connectStdio, resultText, runEngram, tempDir } from "../helpers.ts";
 import { createToken, spawnServe } from "../http/http_helpers.ts";
+import { selectTools } from "../../src/mcp/server/tool_selection.ts";
 
 Deno.test("stdio --tools lists only the selected tools, globs included; others are refused", async () => {
   await using s = await upstreamSetup([{ name: "files", fixture: "well_behaved" }]);
@@ -103,4 +104,19 @@ Deno.test("a token's --tools limits its HTTP sessions, within the config's serve
     await serve.child.status;
     await serve.stderr();
   }
+});
+
+Deno.test("selectTools: whole names, * and ? globs, and every list must allow the tool", () => {
+  const one = selectTools(["memory_search", "mcp_files_*", "memory_ge?"])!;
+  for (const name of ["memory_search", "mcp_files_read", "mcp_files_", "memory_get"]) {
+    assert.ok(one.allows(name), name);
+  }
+  for (const name of ["memory_search_x", "xmemory_search", "mcp_file_read", "memory_getx"]) {
+    assert.ok(!one.allows(name), name);
+  }
+  const both = selectTools(["memory_*"], undefined, ["memory_get", "mcp_*"])!;
+  assert.ok(both.allows("memory_get"));
+  assert.ok(!both.allows("memory_search"), "outside the second list");
+  assert.ok(!both.allows("mcp_files_read"), "outside the first list");
+  assert.equal(selectTools(undefined, undefined), undefined);
 });

@@ -7,7 +7,7 @@
  */
 import type { EnvSnapshot } from "../../config/env.ts";
 import type { HttpServerConfig } from "../../config/mcp_servers.ts";
-import { SSEClientTransport, StreamableHTTPClientTransport } from "../sdk.ts";
+import { SSEClientTransport, StreamableHTTPClientTransport } from "../sdk_client.ts";
 import { cappedFetch, type FetchLike } from "./capped_fetch.ts";
 import { expandValues } from "./launch_env.ts";
 

@@ -9,7 +9,6 @@
 import { pathToFileURL } from "node:url";
 import type { SamplingPolicy } from "../../config/mcp_servers.ts";
 import {
-  type Client,
   type ClientCapabilities,
   type CreateMessageRequestParams,
   CreateMessageRequestSchema,
@@ -20,6 +19,7 @@ import {
   ErrorCode,
   ListRootsRequestSchema,
 } from "../sdk.ts";
+import { type Client } from "../sdk_client.ts";
 import { withSchemaDefaults } from "./form_defaults.ts";
 
 /** What a nested-request answerer learns besides the request. */

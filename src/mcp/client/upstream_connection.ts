@@ -9,7 +9,6 @@ import type { McpServerConfig } from "../../config/mcp_servers.ts";
 import { samplingPolicy } from "../../config/mcp_servers.ts";
 import { EngramError } from "../../core/errors.ts";
 import {
-  Client,
   ElicitationCompleteNotificationSchema,
   type Implementation,
   LoggingMessageNotificationSchema,
@@ -19,6 +18,7 @@ import {
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from "../sdk.ts";
+import { Client } from "../sdk_client.ts";
 import type { FetchLike } from "./capped_fetch.ts";
 import {
   closeHttpTransport,

@@ -4,7 +4,6 @@
  * it needs. Selections stack — the config's `server.tools`, a token's own list — and a tool must be
  * in every one of them. Upstream tools exposed as `mcp_<server>_<tool>` are selected the same way.
  */
-import picomatch from "picomatch";
 import { EngramError } from "../../core/errors.ts";
 import { nearestNames } from "../../core/text/edit_distance.ts";
 
@@ -21,8 +20,19 @@ export function selectTools(
 ): ToolSelection | undefined {
   const given = lists.filter((l): l is readonly string[] => l !== undefined);
   if (given.length === 0) return undefined;
-  const matchers = given.map((list) => picomatch([...list]));
-  return { allows: (name) => matchers.every((m) => m(name)), lists: given };
+  const matchers = given.map(listPattern);
+  return { allows: (name) => matchers.every((m) => m.test(name)), lists: given };
+}
+
+/**
+ * One pattern matching any name of the list: tool names and globs hold only letters, digits, `_`
+ * and `-` besides `*` and `?` (parseToolList and the config schema check), so a glob is a regular
+ * expression with `*` as `.*` and `?` as `.` — no glob library needed on every session's start.
+ */
+function listPattern(list: readonly string[]): RegExp {
+  const one = (glob: string) =>
+    glob.replace(/[^A-Za-z0-9_*?]/g, (c) => `\\${c}`).replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^(?:${list.map(one).join("|")})$`);
 }
 
 /**

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import type { z } from "zod";
 import {
   type CallToolResult,
-  Client,
   type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitationCompleteNotificationSchema,
@@ -16,12 +15,15 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
-  SSEClientTransport,
-  StdioClientTransport,
-  StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
   UrlElicitationRequiredError,
 } from "../../../src/mcp/sdk.ts";
+import {
+  Client,
+  SSEClientTransport,
+  StdioClientTransport,
+  StreamableHTTPClientTransport,
+} from "../../../src/mcp/sdk_client.ts";
 import { CONTROL_TEXT, PDF_TEXT } from "../../fixtures/upstream/well_behaved.ts";
 import { FORM_SCHEMA } from "../../fixtures/upstream/nested.ts";
 import {

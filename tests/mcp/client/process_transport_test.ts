@@ -3,7 +3,8 @@
  * it ends exactly once (close, or the process exiting), and every ending leaves no process.
  */
 import assert from "node:assert/strict";
-import { Client, McpError } from "../../../src/mcp/sdk.ts";
+import { McpError } from "../../../src/mcp/sdk.ts";
+import { Client } from "../../../src/mcp/sdk_client.ts";
 import { ProcessTransport } from "../../../src/mcp/client/process_transport.ts";
 import { startStdioServer } from "../../../src/mcp/client/stdio_process.ts";
 import { goneWithin, token } from "./launch_setup.ts";
