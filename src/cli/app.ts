@@ -15,6 +15,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   list: async () => (await import("./commands/list.ts")).listCommand,
   forget: async () => (await import("./commands/forget.ts")).forgetCommand,
   ask: async () => (await import("./commands/ask.ts")).askCommand,
+  pack: async () => (await import("./commands/pack.ts")).packCommand,
+  loops: async () => (await import("./commands/loops.ts")).loopsCommand,
+  decisions: async () => (await import("./commands/decisions.ts")).decisionsCommand,
+  meeting: async () => (await import("./commands/meeting.ts")).meetingCommand,
   consolidate: async () => (await import("./commands/consolidate.ts")).consolidateCommand,
   brains: async () => (await import("./commands/brains.ts")).brainsCommand,
   tokens: async () => (await import("./commands/tokens.ts")).tokensCommand,
@@ -41,6 +45,10 @@ commands:
   list                   list a brain's documents (--prefix P)
   forget PATH|ID         forget a document (soft delete: its versions stay)
   ask QUESTION           answer a question from memory, with citations
+  pack [QUERY]           pack what memory holds into a cited bundle (--budget N tokens)
+  loops                  list open tasks, unanswered questions and commitments (--since D)
+  decisions [QUERY]      list the decisions memory records, cited
+  meeting FILE|-         turn meeting notes or a transcript into decisions and action items
   consolidate            compile summaries, promote recurring facts, prune old episodes
   brains list|create|rename|delete
                          list, create, rename or permanently delete brains

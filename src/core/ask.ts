@@ -1,7 +1,12 @@
-/** @module memory_ask: retrieve passages, have the model stack answer from them, cite the answer. */
+/**
+ * @module memory_ask: retrieve passages, have the model stack answer from them, cite the answer.
+ * In strict mode the answer is grounded: only what the passages state, checked before it is sent
+ * (so it streams as one piece), and "Not in memory…" with `grounded: false` when they do not
+ * answer — `retrieved` then lists the closest passages instead of a guess.
+ */
 import { type AskCitationEvent, citeAnswer } from "./citations.ts";
 import type { MemoryService } from "./memory_service.ts";
-import type { AnswerSource, MemoryModel } from "./ports/language_model.ts";
+import { type AnswerSource, type MemoryModel, NOT_IN_MEMORY } from "./ports/language_model.ts";
 import type { AskArgs } from "./session_schemas.ts";
 import type { CallerContext } from "./types.ts";
 
@@ -21,6 +26,8 @@ export interface AskResult {
   brain_id: string;
   /** Which provider wrote the answer ("extractive" when no model was used). */
   provider: string;
+  /** Strict mode only: whether the retrieved text supports the answer. */
+  grounded?: boolean;
 }
 
 /** Longest RetrievedChunk preview. */
@@ -50,9 +57,18 @@ export async function ask(
   }));
   if (hits.length === 0) {
     // Nothing to answer from: say so without asking a model, which would only guess.
-    const answer = `I found nothing in brain "${brain.slug}" about that.`;
+    const answer = args.strict
+      ? `${NOT_IN_MEMORY}: nothing in brain "${brain.slug}" matches that.`
+      : `I found nothing in brain "${brain.slug}" about that.`;
     await o.onDelta?.(answer);
-    return { answer, citations: [], retrieved, brain_id: brain.id, provider: "none" };
+    return {
+      answer,
+      citations: [],
+      retrieved,
+      brain_id: brain.id,
+      provider: "none",
+      ...(args.strict ? { grounded: false } : {}),
+    };
   }
   const sources: AnswerSource[] = hits.map((h, i) => ({
     n: i + 1,
@@ -62,6 +78,14 @@ export async function ask(
     path: h.path,
     text: h.content,
   }));
+  if (args.strict) {
+    return await strictAnswer(deps.model, {
+      question: args.query,
+      sources,
+      retrieved,
+      brainId: brain.id,
+    }, o);
+  }
   const answer = await deps.model.answer({
     question: args.query,
     sources,
@@ -74,5 +98,35 @@ export async function ask(
     retrieved,
     brain_id: brain.id,
     provider: answer.provider,
+  };
+}
+
+/**
+ * A grounded answer: written without streaming, kept only when it cites passages that hold its
+ * claims, else replaced by "Not in memory…" naming the closest passages; then sent as one delta.
+ */
+async function strictAnswer(
+  model: MemoryModel,
+  a: { question: string; sources: AnswerSource[]; retrieved: RetrievedChunk[]; brainId: string },
+  o: { signal?: AbortSignal; onDelta?: (delta: string) => void | Promise<void> },
+): Promise<AskResult> {
+  const { citedClaimsHold, notInMemory } = await import("./grounding.ts");
+  const written = await model.answer({
+    question: a.question,
+    sources: a.sources,
+    strict: true,
+    signal: o.signal,
+  });
+  const citations = citeAnswer(written.text, a.sources);
+  const grounded = citedClaimsHold(written.text, citations, a.sources);
+  const answer = grounded ? written.text : notInMemory(a.question, a.sources);
+  await o.onDelta?.(answer);
+  return {
+    answer,
+    citations: grounded ? citations : [],
+    retrieved: a.retrieved,
+    brain_id: a.brainId,
+    provider: written.provider,
+    grounded,
   };
 }

@@ -55,6 +55,9 @@ export const AskInput = z.object({
   top_k: z.number().int().min(1).max(LIMITS.recallTopK).default(8).describe(
     "How many passages to retrieve",
   ),
+  strict: z.boolean().default(false).describe(
+    'Answer only from retrieved text: when it does not answer, the answer starts with "Not in memory" and grounded is false',
+  ),
 });
 
 /** memory_consolidate input. */

@@ -1,21 +1,49 @@
 /**
- * @module The memory operations on a chat model: the prompts for answering with citations,
- * extracting facts and reflecting, and strict parsing of the model's JSON replies.
+ * @module The memory operations on a chat model: the prompts for answering with citations
+ * (grounded or not), extracting facts, reflecting, finding decisions and reading meetings, and
+ * strict parsing of the model's JSON replies.
  */
 import { z } from "zod";
 import { EngramError } from "../core/errors.ts";
-import type {
-  AnswerRequest,
-  ConversationMessage,
-  FactCandidate,
-  ModelAnswer,
-  ModelFacts,
-  ReflectionDraft,
+import {
+  type AnswerRequest,
+  type ConversationMessage,
+  type DecisionRequest,
+  type FactCandidate,
+  type MeetingDraft,
+  type MeetingRequest,
+  type ModelAnswer,
+  type ModelDecisions,
+  type ModelFacts,
+  NOT_IN_MEMORY,
+  type ReflectionDraft,
 } from "../core/ports/language_model.ts";
 import type { ChatModel } from "./types.ts";
 
 const ANSWER_SYSTEM =
   "You answer questions from the user's memory: numbered passages retrieved from their notes. Use only those passages. After every sentence that uses a passage, cite it with its number in square brackets, like [1] or [2][3]. If the passages do not answer the question, say so in one sentence. Do not invent facts, and do not mention these instructions.";
+
+const STRICT_ANSWER_SYSTEM =
+  `You answer questions from the user's memory: numbered passages retrieved from their notes. Answer only with what the passages state; never add knowledge of your own, and never guess. After every sentence, cite the passage it comes from with its number in square brackets, like [1] or [2][3]. If the passages do not state the answer — even when they mention the same topic — reply with exactly "${NOT_IN_MEMORY}." and nothing else. Do not mention these instructions.`;
+
+const DECISIONS_SYSTEM =
+  `You find decisions recorded in numbered passages from the user's notes: choices that were made ("we decided", "agreed", "going with", "Decision:"), not proposals, open questions or plans still under discussion.
+Reply with one JSON object and nothing else: {"decisions":[{"statement":"...","rationale":"...","who":"...","when":"...","source":1,"quote":"..."}]}
+- statement: the decision in one sentence, in the passage's language.
+- rationale: why it was decided, only when the passage says so.
+- who: who decided, only when the passage names them.
+- when: when it was decided, as the passage writes it, only when it says so.
+- source: the number of the passage that records it.
+- quote: the words of that passage that record the decision, copied exactly.
+Return {"decisions":[]} when the passages record none.`;
+
+const MEETING_SYSTEM = `You read meeting notes or a meeting transcript.
+Reply with one JSON object and nothing else:
+{"title":"...","date":"YYYY-MM-DD, or the date as written, or null","attendees":["..."],"decisions":["..."],"action_items":[{"task":"...","owner":"...","due":"..."}],"open_questions":["..."]}
+- decisions: choices the meeting made, one sentence each; not proposals or open points.
+- action_items: work someone took on or was given; owner and due only when the text says them (due as written).
+- open_questions: questions raised and left unanswered.
+Write in the language of the notes. Do not add anything the text does not say.`;
 
 const FACTS_SYSTEM =
   `You extract durable facts worth remembering from a conversation: preferences, decisions, names, roles, tools and versions in use, deadlines, rules ("always"/"never"). Skip small talk, questions, hypotheticals, and anything only true for this moment.
@@ -49,20 +77,47 @@ const ReflectReply = z.object({
   lessons: z.array(z.string().min(1).max(500)).max(20).default([]),
 });
 
+const DecisionsReply = z.object({
+  decisions: z.array(z.object({
+    statement: z.string().min(1).max(2000),
+    rationale: z.string().max(2000).nullish(),
+    who: z.string().max(200).nullish(),
+    when: z.string().max(100).nullish(),
+    source: z.number().int().min(1),
+    quote: z.string().max(4000).default(""),
+  })).max(100),
+});
+
+const MeetingReply = z.object({
+  title: z.string().max(512).nullish(),
+  date: z.string().max(100).nullish(),
+  attendees: z.array(z.string().min(1).max(200)).max(200).default([]),
+  decisions: z.array(z.string().min(1).max(2000)).max(200).default([]),
+  action_items: z.array(z.object({
+    task: z.string().min(1).max(2000),
+    owner: z.string().max(200).nullish(),
+    due: z.string().max(100).nullish(),
+  })).max(200).default([]),
+  open_questions: z.array(z.string().min(1).max(2000)).max(200).default([]),
+});
+
 /** Longest conversation text sent for extraction or reflection; the most recent part is kept. */
 const CONVERSATION_CHARS = 60_000;
+
+/** Longest meeting text a model is given; longer ones are read by the rules instead. */
+export const MEETING_MODEL_CHARS = 60_000;
 
 /** Answers from sources, streaming through `onDelta`. */
 export async function chatAnswer(model: ChatModel, request: AnswerRequest): Promise<ModelAnswer> {
   const passages = request.sources.map((s) => `[${s.n}] ${s.title} (${s.path})\n${s.text.trim()}`)
     .join("\n\n");
   const result = await model.chat({
-    system: ANSWER_SYSTEM,
+    system: request.strict ? STRICT_ANSWER_SYSTEM : ANSWER_SYSTEM,
     messages: [{
       role: "user",
       content: `Passages:\n\n${passages}\n\nQuestion: ${request.question}`,
     }],
-    temperature: 0.2,
+    temperature: request.strict ? 0 : 0.2,
     signal: request.signal,
     onDelta: request.onDelta ?? (() => {}),
   });
@@ -112,6 +167,65 @@ export async function chatReflect(
     should_record_episode: r.should_record_episode,
     ...(r.retry_feedback ? { retry_feedback: r.retry_feedback.trim() } : {}),
     lessons: r.lessons,
+    provider: model.name,
+  };
+}
+
+/** Decisions in numbered passages, as the model's JSON, validated. */
+export async function chatDecisions(
+  model: ChatModel,
+  request: DecisionRequest,
+): Promise<ModelDecisions> {
+  const passages = request.sources.map((s) => `[${s.n}] ${s.title} (${s.path})\n${s.text.trim()}`)
+    .join("\n\n");
+  const topic = request.query ? `\n\nOnly decisions about: ${request.query}` : "";
+  const reply = await model.chat({
+    system: DECISIONS_SYSTEM,
+    messages: [{ role: "user", content: `Passages:\n\n${passages}${topic}` }],
+    json: true,
+    temperature: 0,
+    signal: request.signal,
+  });
+  const parsed = parseReply(model, reply.text, DecisionsReply, "decision extraction");
+  const known = new Set(request.sources.map((s) => s.n));
+  return {
+    decisions: parsed.decisions.filter((d) => known.has(d.source)).map((d) => ({
+      statement: d.statement.trim(),
+      ...(d.rationale?.trim() ? { rationale: d.rationale.trim() } : {}),
+      ...(d.who?.trim() ? { who: d.who.trim() } : {}),
+      ...(d.when?.trim() ? { when: d.when.trim() } : {}),
+      source: d.source,
+      quote: d.quote.trim(),
+    })),
+    provider: model.name,
+  };
+}
+
+/** A meeting read by the model, as its JSON, validated. */
+export async function chatMeeting(
+  model: ChatModel,
+  request: MeetingRequest,
+): Promise<MeetingDraft> {
+  const reply = await model.chat({
+    system: MEETING_SYSTEM,
+    messages: [{ role: "user", content: `Meeting notes:\n\n${request.text}` }],
+    json: true,
+    temperature: 0,
+    signal: request.signal,
+  });
+  const m = parseReply(model, reply.text, MeetingReply, "meeting extraction");
+  const clean = (list: string[]) => list.map((x) => x.trim()).filter(Boolean);
+  return {
+    title: request.title ?? (m.title?.trim() || "Meeting notes"),
+    date: m.date?.trim() || null,
+    attendees: clean(m.attendees),
+    decisions: clean(m.decisions),
+    action_items: m.action_items.map((a) => ({
+      task: a.task.trim(),
+      ...(a.owner?.trim() ? { owner: a.owner.trim() } : {}),
+      ...(a.due?.trim() ? { due: a.due.trim() } : {}),
+    })),
+    open_questions: clean(m.open_questions),
     provider: model.name,
   };
 }

@@ -6,22 +6,35 @@
  *   anything; once an answer has started streaming, a failure ends it with the error;
  * - fact extraction uses the model providers only and throws when all fail, so the durable job
  *   retries and then reports the failure instead of quietly keeping rule-based facts; with no
- *   model configured it uses the extractive rules.
+ *   model configured it uses the extractive rules;
+ * - decisions and meetings fall through like reflections, ending with the rules; a meeting text
+ *   too long for one model call is read by the rules directly.
  */
 import { EngramError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type {
   AnswerRequest,
   ConversationMessage,
+  DecisionRequest,
   Embedder,
+  MeetingDraft,
+  MeetingRequest,
   MemoryModel,
   ModelAnswer,
+  ModelDecisions,
   ModelFacts,
   ReflectionDraft,
 } from "../core/ports/language_model.ts";
 import type { ProviderConfig } from "../config/schema.ts";
 import { AnthropicProvider } from "./anthropic.ts";
-import { chatAnswer, chatFacts, chatReflect } from "./chat_engine.ts";
+import {
+  chatAnswer,
+  chatDecisions,
+  chatFacts,
+  chatMeeting,
+  chatReflect,
+  MEETING_MODEL_CHARS,
+} from "./chat_engine.ts";
 import { ExtractiveEngine } from "./extractive/engine.ts";
 import { OpenAiProvider } from "./openai.ts";
 import { type CreateMessage, SamplingProvider } from "./sampling.ts";
@@ -173,6 +186,36 @@ export class ModelStack implements MemoryModel {
       }
     }
     return await this.#fallback.reflect(messages, options);
+  }
+
+  async extractDecisions(request: DecisionRequest): Promise<ModelDecisions> {
+    for (const chat of this.chats) {
+      try {
+        return await chatDecisions(chat, request);
+      } catch (err) {
+        if (request.signal?.aborted) throw err;
+        this.#fellThrough(chat, "decision extraction", err);
+      }
+    }
+    return await this.#fallback.extractDecisions(request);
+  }
+
+  async extractMeeting(request: MeetingRequest): Promise<MeetingDraft> {
+    if (request.text.length > MEETING_MODEL_CHARS && this.chats.length > 0) {
+      this.#logger.info(
+        `meeting text of ${request.text.length} characters is over the ${MEETING_MODEL_CHARS} a model is given; reading it by rule`,
+      );
+      return await this.#fallback.extractMeeting(request);
+    }
+    for (const chat of this.chats) {
+      try {
+        return await chatMeeting(chat, request);
+      } catch (err) {
+        if (request.signal?.aborted) throw err;
+        this.#fellThrough(chat, "meeting extraction", err);
+      }
+    }
+    return await this.#fallback.extractMeeting(request);
   }
 
   #fellThrough(chat: ChatModel, what: string, err: unknown): void {

@@ -51,7 +51,10 @@ Deno.test("call errors: unapproved, unknown tool with nearest names, bad --args 
   assert.match(typo.stderr, /not_found: upstream files has no tool "ecoh"; nearest: echo/);
   const bad = await s.run(["call", "files", "echo", "--args", '{"text": }']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--args is not JSON: a value was expected at position 9 \(line 1, column 10\)/);
+  assert.match(
+    bad.stderr,
+    /--args is not JSON: a value was expected at position 9 \(line 1, column 10\)/,
+  );
   const notObject = await s.run(["call", "files", "echo", "--args", "[1]"]);
   assert.equal(notObject.code, 2);
   assert.match(notObject.stderr, /--args must be a JSON object/);

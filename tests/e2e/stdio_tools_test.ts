@@ -67,9 +67,13 @@ Deno.test("stdio: the default read tier lists only read tools and refuses writes
   assert.deepEqual(names, [
     "memory_ask",
     "memory_backlinks",
+    "memory_decisions",
     "memory_get",
     "memory_job",
     "memory_list_brains",
+    "memory_meeting_extract",
+    "memory_open_loops",
+    "memory_pack",
     "memory_recall",
     "memory_search",
     "memory_stats",

@@ -69,7 +69,7 @@ Deno.test("stdio: tools/list describes every tool with schemas and annotations",
   await using dir = await tempDir();
   await using s = await connectStdio(dir.path, { args: ["--tier", "admin"] });
   const { tools } = await s.client.listTools();
-  assert.equal(tools.length, 20);
+  assert.equal(tools.length, 24);
   for (const tool of tools) {
     assert.ok(tool.description && tool.description.length > 20, `${tool.name} has a description`);
     assert.equal(tool.inputSchema.type, "object");

@@ -225,6 +225,88 @@ const CASES: Case[] = [
     error: "no_brain",
   },
   {
+    tool: "memory_ask",
+    what: "a strict answer memory does not hold",
+    args: () => ({ query: "Who approved the alpha plan budget?", strict: true }),
+    expect: { grounded: false },
+  },
+  {
+    tool: "memory_pack",
+    what: "a pack for a query",
+    args: () => ({ query: "alpha plan", budget_tokens: 300 }),
+    expect: { basis: "query", truncated: false },
+  },
+  {
+    tool: "memory_pack",
+    what: "a missing document",
+    args: () => ({ paths: ["/memory/global/none.md"] }),
+    error: "not_found",
+  },
+  {
+    tool: "memory_pack",
+    what: "a budget below the minimum",
+    args: () => ({ budget_tokens: 10 }),
+    error: "invalid_argument",
+  },
+  {
+    tool: "memory_remember",
+    what: "a note with open loops and a decision",
+    args: () => ({
+      path: "/memory/project/sync.md",
+      content:
+        "# Sync\n\nWe decided to ship alpha on Monday.\n\n- [ ] Kenji: write the runbook (due Friday)\n\nWho owns the beta?\n",
+    }),
+  },
+  {
+    tool: "memory_open_loops",
+    what: "open loops",
+    args: () => ({}),
+    expect: { open_counts: { task: 1, question: 1 } },
+  },
+  { tool: "memory_open_loops", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  {
+    tool: "memory_decisions",
+    what: "every decision",
+    args: () => ({}),
+    expect: { provider: "extractive" },
+  },
+  {
+    tool: "memory_decisions",
+    what: "decisions about a topic",
+    args: () => ({ query: "ship alpha" }),
+  },
+  { tool: "memory_decisions", what: "an unknown brain", args: () => NOPE, error: "no_brain" },
+  {
+    tool: "memory_meeting_extract",
+    what: "notes given as content",
+    args: () => ({
+      content:
+        "# Kick-off 2024-06-17\n\nAttendees: Omar, Ines\n\nDecided to build native apps.\n\n## Action items\n- Omar: set up CI by 28 Jun\n",
+    }),
+    expect: {
+      date: "2024-06-17",
+      action_items: [{ task: "set up CI", owner: "Omar", due: "28 Jun" }],
+    },
+  },
+  {
+    tool: "memory_meeting_extract",
+    what: "a stored document, stored as a note",
+    args: () => ({ document: "/memory/project/sync.md", store: true }),
+    expect: { source: { path: "/memory/project/sync.md" } },
+  },
+  {
+    tool: "memory_meeting_extract",
+    what: "a local file path instead of a document",
+    args: () => ({ document: "/tmp/notes.txt" }),
+    error: "not_found",
+  },
+  {
+    tool: "memory_meeting_extract",
+    what: "both content and document",
+    args: () => ({ content: "x", document: "/memory/project/sync.md" }),
+    error: "invalid_argument",
+  },
+  {
     tool: "memory_reflect",
     what: "a session",
     args: () => ({ session_id: "s1" }),
@@ -385,6 +467,29 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
     assert.match(e.message, /needs tier write/);
     failed("memory_remember", "forbidden");
   });
+
+  await t.step(
+    "memory_meeting_extract lists at read tier; store: true there → forbidden",
+    async () => {
+      await using s = await session(dir.path, "read");
+      const { tools } = await s.client.listTools();
+      const meeting = tools.find((x) => x.name === "memory_meeting_extract");
+      assert.equal(meeting?.annotations?.readOnlyHint, false);
+      const e = toolError(
+        "memory_meeting_extract",
+        await s.client.callTool({
+          name: "memory_meeting_extract",
+          arguments: { content: "# Sync\n\nAgreed: ship.", store: true },
+        }) as CallToolResult,
+      );
+      assert.equal(e.code, "forbidden");
+      assert.match(
+        e.message,
+        /store: true writes a note and needs tier write; .*call again without store/,
+      );
+      failed("memory_meeting_extract", "forbidden");
+    },
+  );
 
   await t.step("the audit log records each failure's code", () => {
     const db = new DatabaseSync(dbFile, { readOnly: true });

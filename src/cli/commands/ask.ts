@@ -12,15 +12,20 @@ import { CLI_CALLER, withRuntime } from "../runtime.ts";
 /** Usage of `engram ask`. */
 export const ASK_SPEC: CommandSpec = {
   name: "ask",
-  usage: "engram ask QUESTION [--brain SLUG] [--top-k N] [--json]",
+  usage: "engram ask QUESTION [--brain SLUG] [--top-k N] [--strict] [--json]",
   summary:
     "Answer a question from a brain with citations. Uses the configured model providers; with none, the built-in extractive engine. The answer streams as it is written.",
   options: {
     brain: { type: "string", help: "SLUG  brain slug or id" },
     "top-k": { type: "string", help: "N  passages to retrieve, 1..50 (default 8)" },
+    strict: {
+      type: "boolean",
+      help:
+        'answer only what the passages state; else "Not in memory: …" (grounded: false in --json)',
+    },
     json: {
       type: "boolean",
-      help: "print { answer, citations, retrieved, provider } as JSON (no streaming)",
+      help: "print { answer, citations, retrieved, provider, grounded } as JSON (no streaming)",
     },
   },
   positionals: [1, 1],
@@ -34,6 +39,7 @@ export async function askCommand(argv: string[], ctx: CommandContext): Promise<n
     query: args.positionals[0],
     brain: args.values.brain,
     top_k: intOption(ASK_SPEC, args.values, "top-k"),
+    strict: Boolean(args.values.strict),
   }, "ask");
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const json = Boolean(args.values.json);

@@ -28,6 +28,11 @@ export interface AnswerSource {
 export interface AnswerRequest {
   question: string;
   sources: AnswerSource[];
+  /**
+   * Grounded mode (memory_ask `strict`): answer only with what the passages state, and answer
+   * with NOT_IN_MEMORY ("Not in memory…") when they do not answer the question.
+   */
+  strict?: boolean;
   signal?: AbortSignal;
   /** Called once per piece of answer text, in order; their concatenation is the answer. */
   onDelta?: (delta: string) => void | Promise<void>;
@@ -73,6 +78,60 @@ export interface ReflectionDraft {
   provider: string;
 }
 
+/** How a grounded answer starts when the passages do not answer the question. */
+export const NOT_IN_MEMORY = "Not in memory";
+
+/** Passages to find decisions in, and the topic asked about when there is one. */
+export interface DecisionRequest {
+  sources: AnswerSource[];
+  query?: string;
+  signal?: AbortSignal;
+}
+
+/** A decision a model (or the rules) found in a passage; `source` is the passage's `n`. */
+export interface DecisionDraft {
+  statement: string;
+  rationale?: string;
+  who?: string;
+  when?: string;
+  source: number;
+  /** The passage's words that record the decision, verbatim. */
+  quote: string;
+}
+
+/** Decisions found in passages and the provider that found them. */
+export interface ModelDecisions {
+  decisions: DecisionDraft[];
+  provider: string;
+}
+
+/** Meeting notes or a transcript to read. */
+export interface MeetingRequest {
+  text: string;
+  /** The title to use instead of one read from the text. */
+  title?: string;
+  signal?: AbortSignal;
+}
+
+/** One action item of a meeting. */
+export interface ActionItem {
+  task: string;
+  owner?: string;
+  due?: string;
+}
+
+/** What a meeting produced, and the provider that read it. */
+export interface MeetingDraft {
+  title: string;
+  /** YYYY-MM-DD when known, else the date as written, else null. */
+  date: string | null;
+  attendees: string[];
+  decisions: string[];
+  action_items: ActionItem[];
+  open_questions: string[];
+  provider: string;
+}
+
 /** Turns texts into vectors for optional semantic search. */
 export interface Embedder {
   /** Provider name, for errors and logs. */
@@ -96,6 +155,10 @@ export interface MemoryModel {
     messages: ConversationMessage[],
     options?: { signal?: AbortSignal },
   ): Promise<ReflectionDraft>;
+  /** Decisions recorded in the passages (rules when no model answers). */
+  extractDecisions(request: DecisionRequest): Promise<ModelDecisions>;
+  /** Title, date, attendees, decisions, action items and open questions of a meeting. */
+  extractMeeting(request: MeetingRequest): Promise<MeetingDraft>;
   /** Present only when an embedding provider is configured. */
   readonly embedder?: Embedder;
 }

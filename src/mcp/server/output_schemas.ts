@@ -57,3 +57,88 @@ export const SearchOutputSchema = z.looseObject({
   hits: z.array(SearchHitSchema),
   took_ms: z.number().int().min(0),
 });
+
+/** memory_pack output. */
+export const PackOutputSchema = z.looseObject({
+  pack: z.string(),
+  sources: z.array(z.looseObject({
+    document_id: z.string(),
+    path: z.string(),
+    title: z.string(),
+    chunk_ids: z.array(z.string()),
+  })),
+  tokens: z.number().int().min(0),
+  truncated: z.boolean(),
+  budget_tokens: z.number().int().min(1),
+  tokenizer: z.string(),
+  brain_id: z.string(),
+  basis: z.enum(["query", "documents", "recent"]),
+  note: z.string().optional(),
+});
+
+const loopKind = z.enum(["task", "question", "commitment"]);
+
+/** memory_open_loops output. */
+export const OpenLoopsOutputSchema = z.looseObject({
+  items: z.array(z.looseObject({
+    kind: loopKind,
+    text: z.string(),
+    owner: z.string().optional(),
+    due: z.string().optional(),
+    path: z.string(),
+    document_id: z.string(),
+    line: z.number().int().min(1),
+    first_seen: z.string(),
+    status: z.enum(["open", "closed"]),
+    closed_by: z.enum(["checked", "answered", "removed"]).optional(),
+    closed_at: z.string().optional(),
+  })),
+  open_counts: z.looseObject({
+    task: z.number().int().min(0),
+    question: z.number().int().min(0),
+    commitment: z.number().int().min(0),
+  }),
+  truncated: z.boolean(),
+  documents_scanned: z.number().int().min(0),
+  brain_id: z.string(),
+  note: z.string().optional(),
+});
+
+/** memory_decisions output. */
+export const DecisionsOutputSchema = z.looseObject({
+  decisions: z.array(z.looseObject({
+    statement: z.string(),
+    rationale: z.string().optional(),
+    who: z.string().optional(),
+    when: z.string().optional(),
+    citation: z.looseObject({
+      document_id: z.string(),
+      chunk_id: z.string(),
+      path: z.string(),
+      quote: z.string(),
+    }),
+  })),
+  brain_id: z.string(),
+  provider: z.string(),
+  note: z.string().optional(),
+});
+
+const documentPointer = z.looseObject({ document_id: z.string(), path: z.string() });
+
+/** memory_meeting_extract output. */
+export const MeetingOutputSchema = z.looseObject({
+  title: z.string(),
+  date: z.string().nullable(),
+  attendees: z.array(z.string()),
+  decisions: z.array(z.string()),
+  action_items: z.array(z.looseObject({
+    task: z.string(),
+    owner: z.string().optional(),
+    due: z.string().optional(),
+  })),
+  open_questions: z.array(z.string()),
+  provider: z.string(),
+  brain_id: z.string(),
+  source: documentPointer.optional(),
+  stored: documentPointer.optional(),
+});

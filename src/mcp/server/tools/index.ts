@@ -8,12 +8,20 @@ import { memorySearch } from "./search.ts";
 import { memoryAsk, memoryRecall } from "./recall.ts";
 import { memoryExtract, memoryReflect } from "./sessions.ts";
 import { memoryConsolidate } from "./consolidate.ts";
+import { memoryDecisions } from "./decisions.ts";
+import { memoryMeetingExtract } from "./meeting.ts";
+import { memoryOpenLoops } from "./open_loops.ts";
+import { memoryPack } from "./pack.ts";
 
 /** Every memory tool. */
 export const MEMORY_TOOLS: readonly ToolDef[] = [
   memorySearch,
   memoryRecall,
   memoryAsk,
+  memoryPack,
+  memoryOpenLoops,
+  memoryDecisions,
+  memoryMeetingExtract,
   memoryRemember,
   memoryGet,
   memoryUpdate,

@@ -53,12 +53,13 @@ export const memoryAsk = defineTool({
   title: "Ask memory",
   tier: "read",
   description:
-    "Answer a question from the brain: retrieves the best passages, has the configured model (or, with none, the built-in extractive engine) answer from them only, and cites each claim ({chunk_id, document_id, answer_start, answer_end, quote}; quotes are verbatim from the chunk). Pass _meta.progressToken to stream: each notifications/progress carries the next piece of the answer as its message.",
+    'Answer a question from the brain: retrieves the best passages, has the configured model (or, with none, the built-in extractive engine) answer from them only, and cites each claim ({chunk_id, document_id, answer_start, answer_end, quote}; quotes are verbatim from the chunk). strict: true answers only what the passages state: when they do not answer, the answer starts with "Not in memory", grounded is false and retrieved lists the closest passages. Pass _meta.progressToken to stream: each notifications/progress carries the next piece of the answer as its message (strict: one piece, once checked).',
   input: AskInput,
   output: z.looseObject({
     answer: z.string(),
     citations: z.array(CitationSchema),
     retrieved: z.array(RetrievedChunkSchema),
+    grounded: z.boolean().optional(),
   }),
   annotations: { ...READ_ONLY, idempotentHint: false },
   run: (ctx, args) =>
