@@ -4,7 +4,7 @@ import { LIMITS, SLUG_PATTERN } from "./limits.ts";
 
 /** The optional `brain` argument of every brain-scoped tool. */
 export const brain = z.string().min(1).max(128).describe(
-  "Brain slug or id; defaults to the configured default brain",
+  "Brain slug or id; default: the default brain",
 )
   .optional();
 const path = z.string().min(1).max(LIMITS.pathChars).refine(

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AjvJsonSchemaValidator, type CallToolResult } from "../../src/mcp/sdk.ts";
+import { strictOutputSchema } from "../../src/mcp/server/tool_listing.ts";
 import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
 import { envFrom } from "../../src/config/env.ts";
 import { loadConfig } from "../../src/config/load.ts";
@@ -416,8 +417,10 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
     dbFile = s.dbFile;
     const { tools } = await s.client.listTools();
     const ajv = new AjvJsonSchemaValidator();
+    // Held to the exact schema (bounds and patterns included), not only the lighter listed one
+    // the SDK client checks.
     const validators = new Map(
-      tools.map((tool) => [tool.name, ajv.getValidator(tool.outputSchema!)]),
+      MEMORY_TOOLS.map((tool) => [tool.name, ajv.getValidator(strictOutputSchema(tool))]),
     );
     assert.equal(tools.length, MEMORY_TOOLS.length, "an admin lists every tool");
 

@@ -13,7 +13,6 @@ import {
   type ServerNotification,
   type Tool,
 } from "../sdk.ts";
-import { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { IngestContext } from "../../ingest/context.ts";
@@ -36,6 +35,7 @@ import { registerResources } from "./resources.ts";
 import { registerSubscriptions } from "./subscriptions.ts";
 import { handleStrictly, type RequestExtra } from "./strict_handler.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
+import { describeTool } from "./tool_listing.ts";
 import type { ToolDef } from "./tool.ts";
 import { MEMORY_TOOLS } from "./tools/index.ts";
 import {
@@ -279,26 +279,4 @@ function passThroughProgress(
       method: "notifications/progress",
       params: { progressToken: token, ...p },
     });
-}
-
-/** The tools/list entry for a tool, with JSON Schemas generated from its zod schemas. */
-export function describeTool(tool: ToolDef): Tool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, "input") as Tool["inputSchema"],
-    outputSchema: jsonSchema(tool.output, "output") as Tool["outputSchema"],
-    annotations: { title: tool.title, ...tool.annotations },
-  };
-}
-
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  // draft-7 without $schema: what the SDK client's default validator (ajv) compiles as-is.
-  const out = z.toJSONSchema(schema, { io, target: "draft-7", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  delete out.$schema;
-  return out;
 }

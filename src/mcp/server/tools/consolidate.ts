@@ -25,7 +25,7 @@ export const memoryConsolidate = defineTool({
   title: "Consolidate memory",
   tier: "admin",
   description:
-    "Run one consolidation pass over a brain: compile /memory/<scope>/facts.md and /memory/agent/episodes.md, promote facts that came up in several sessions to stable notes under /memory/global/stable/, retire stable notes whose fact was superseded, and soft-delete episodes older than the configured age. dry_run reports without changing anything. Fails with conflict (retryable) while another pass runs.",
+    "One consolidation pass over a brain: compiles /memory/<scope>/facts.md and /memory/agent/episodes.md, promotes facts seen in several sessions to /memory/global/stable/, retires superseded ones and soft-deletes episodes past the configured age. dry_run only reports. Fails with conflict (retryable) while another pass runs.",
   input: ConsolidateInput,
   output: z.looseObject({ result: z.looseObject({ brain_id: z.string() }) }),
   annotations: {

@@ -10,7 +10,7 @@ export const memoryDecisions = defineTool({
   title: "Decisions",
   tier: "read",
   description:
-    'List decisions recorded in memory ("we decided…", "agreed…", "going with…", "Decision:", a Decisions section), or only those about query: { decisions[{statement, rationale?, who?, when?, citation{document_id, chunk_id, path, quote}}] }. With query, the best passages go to the configured model (else rules); without, every document is read by rule, newest first.',
+    'Decisions recorded in memory ("we decided…", "agreed…", "going with…", "Decision:", a Decisions section), all or only those about query, each with a verbatim citation. With query, the best passages go to the configured model (else rules); without, every document is read by rule, newest first.',
   input: DecisionsInput,
   output: DecisionsOutputSchema,
   annotations: { ...READ_ONLY, idempotentHint: false },

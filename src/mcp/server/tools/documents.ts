@@ -16,7 +16,7 @@ export const memoryRemember = defineTool({
   title: "Remember a note",
   tier: "write",
   description:
-    "Store a markdown document in a brain. Title defaults to the first heading, else the first line; path defaults to /memory/global/<slug-of-title>.md. Remembering at an existing path creates a new version; identical content creates none. Tags are stored as metadata.tags. [[Wiki links]] and relative markdown links become backlinks.",
+    "Store a markdown document. Title defaults to the first heading, else the first line; path to /memory/global/<slug-of-title>.md. Remembering at an existing path creates a new version (identical content: none). Tags are stored as metadata.tags; [[wiki links]] and relative links become backlinks.",
   input: RememberInput,
   output: DocumentRecordSchema,
   annotations: ADDITIVE,

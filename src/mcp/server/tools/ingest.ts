@@ -41,7 +41,7 @@ export const memoryIngestFile = defineTool({
   title: "Ingest a file",
   tier: "write",
   description:
-    "Ingest a local file of at most 25 MiB: markdown (front matter becomes title, tags and metadata), text, pdf or json (chat transcripts become a readable conversation). Only files under the configured allowed_file_roots, or (over stdio) under the roots the client shares, can be read. Stored at /ingest/<root>/<relative path>. An unchanged file is reused (reused: true). Large files return status 'queued' with a job_id; follow it with memory_job.",
+    "Ingest a local file (at most 25 MiB): markdown (front matter becomes title, tags, metadata), text, PDF, or JSON (chat transcripts become a conversation). Only files under the configured allowed_file_roots or, over stdio, the roots the client shares. Stored at /ingest/<root>/<path>; an unchanged file is reused. A large file returns status 'queued' and a job_id for memory_job.",
   input: z.object({
     path: z.string().min(1).max(4096).describe(
       "Absolute path, or relative to the server's working directory",
@@ -74,7 +74,7 @@ export const memoryIngestUrl = defineTool({
   title: "Ingest a web page",
   tier: "write",
   description:
-    "Fetch an http(s) URL (body capped at 5 MiB) and store it: HTML becomes readable markdown (main content, without menus), text, JSON and PDF are stored as text. Private, loopback, link-local and metadata addresses are refused unless allowlisted in config (checked on every redirect). Stored at /ingest/web/<host>/<path>.md.",
+    "Fetch an http(s) URL (body at most 5 MiB) and store it at /ingest/web/<host>/<path>.md: HTML as readable markdown, text, JSON and PDF as text. Private, loopback, link-local and metadata addresses are refused unless allowlisted in config (checked on every redirect).",
   input: z.object({
     url: z.url().max(8192),
     brain,

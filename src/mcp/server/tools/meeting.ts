@@ -11,7 +11,7 @@ export const memoryMeetingExtract = defineTool({
   // Listed at read tier; only `store: true` writes, and that needs tier write (else forbidden).
   tier: "read",
   description:
-    "Turn meeting notes or a transcript (content, or document: a stored document's id or brain path, not a local file) into { title, date, attendees[], decisions[], action_items[{task, owner?, due?}], open_questions[] }, by the configured model or else by rule. store: true (tier write) also saves it as a note under /memory/project/meetings/ linked [[…]] to its source.",
+    "Turn meeting notes or a transcript (content, or document: a stored document's id or path) into title, date, attendees, decisions, action items (owner, due) and open questions, by the configured model, else by rule. store: true (write tier) also saves it under /memory/project/meetings/, linked to its source.",
   input: MeetingInput,
   output: MeetingOutputSchema,
   annotations: {

@@ -13,7 +13,7 @@ export const memoryOpenLoops = defineTool({
   title: "Open loops",
   tier: "read",
   description:
-    'List what is still open: unchecked tasks (- [ ] outside code, TODO/FIXME, follow-ups, action items), questions never answered later in the same document, and commitments ("I\'ll…", "we will…", "waiting on…"), newest first, each with path, line, owner/due when written, and first_seen. An item closes when a later version checks it off or answers it; closed items show only with include_closed. since takes a time, a date or an age (7d).',
+    'What is still open: unchecked tasks (- [ ], TODO, follow-ups, action items), questions never answered later in the document, and commitments ("I\'ll…", "waiting on…"), newest first, with path, line, owner, due and first_seen. An item closes when a later version checks it off or answers it (include_closed shows those). since: a time, a date or an age (7d).',
   input: OpenLoopsInput,
   output: OpenLoopsOutputSchema,
   annotations: READ_ONLY,

@@ -10,7 +10,7 @@ export const memoryPack = defineTool({
   title: "Pack context",
   tier: "read",
   description:
-    "Pack what memory holds into a compact, cited bundle of at most budget_tokens (default 4000; cl100k_base tokens): the passages most relevant to query first (or the documents in paths/ids; with neither, the most recently changed), without repeats, each headed by its path. Result: { pack, sources[{document_id, path, title, chunk_ids}], tokens, truncated }.",
+    "Pack what memory holds into a compact, cited bundle within budget_tokens (default 4000, cl100k_base): the passages most relevant to query first (or the documents in paths/ids; with neither, the most recently changed), without repeats, each headed by its path.",
   input: PackInput,
   output: PackOutputSchema,
   annotations: READ_ONLY,

@@ -14,7 +14,7 @@ export const memoryRecall = defineTool({
   title: "Recall for a session",
   tier: "read",
   description:
-    "Recall what memory holds for a query. With session_id, the session's recent messages shape the ranking: among the documents matching the query, those about what the conversation is about come first (result: { chunks }). Without session_id, the same as memory_search (result: { hits }).",
+    "Recall what memory holds for a query. With session_id, documents about what the conversation is about rank first (result: { chunks }); without, the same as memory_search (result: { hits }).",
   input: RecallInput,
   output: z.looseObject({
     chunks: z.array(SearchHitSchema).optional(),
@@ -53,7 +53,7 @@ export const memoryAsk = defineTool({
   title: "Ask memory",
   tier: "read",
   description:
-    'Answer a question from the brain: retrieves the best passages, has the configured model (or, with none, the built-in extractive engine) answer from them only, and cites each claim ({chunk_id, document_id, answer_start, answer_end, quote}; quotes are verbatim from the chunk). strict: true answers only what the passages state: when they do not answer, the answer starts with "Not in memory", grounded is false and retrieved lists the closest passages. Pass _meta.progressToken to stream: each notifications/progress carries the next piece of the answer as its message (strict: one piece, once checked).',
+    'Answer a question from the brain\'s best passages, by the configured model (else the built-in extractive engine), citing each claim with a verbatim quote. strict: true answers only what the passages state; otherwise the answer starts with "Not in memory" and grounded is false. With _meta.progressToken the answer streams as progress messages (strict: in one piece).',
   input: AskInput,
   output: z.looseObject({
     answer: z.string(),

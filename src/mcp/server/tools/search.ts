@@ -19,7 +19,7 @@ export const memorySearch = defineTool({
   title: "Search memory",
   tier: "read",
   description:
-    "Full-text search over a brain's documents; a question works as well as keywords (its function words are ignored; notes holding more of its words rank first, then by BM25 with title and headings weighing more than body). Returns one hit per document by default (its best chunk, with more_chunks: how many more of its chunks matched); group: chunk returns every matching chunk. Each hit has path, document_id, chunk_id and highlights. Any text is a safe query: words are matched literally, a trailing * is a prefix, double quotes make a phrase. scope narrows to /memory/global|project|agent/.",
+    "Full-text search over a brain: keywords or a question (its function words are ignored); title and heading matches rank higher. One hit per document (its best chunk; more_chunks counts the others) unless group: chunk. Any text is a safe query: words match literally, a trailing * is a prefix, double quotes make a phrase. scope narrows to /memory/global|project|agent/.",
   input: SearchInput,
   output: SearchOutputSchema,
   annotations: READ_ONLY,

@@ -24,7 +24,7 @@ export const memoryExtract = defineTool({
   title: "Extract facts from a conversation",
   tier: "write",
   description:
-    "Hand over conversation messages so durable facts (preferences, decisions, names, tools in use, rules, deadlines) are extracted into /memory/<scope>/facts/ in the background. With session_id the messages are appended to that session (created on first use) and the last one triggers extraction; without it a transcript document is stored under /transcripts/. Duplicates are folded into the existing fact; a contradicting fact supersedes the old one, which is kept and linked. Follow the extraction with memory_job(job_id); close the session with memory_reflect.",
+    "Hand over conversation messages: durable facts (preferences, decisions, names, tools, rules, deadlines) are extracted into /memory/<scope>/facts/ in the background (follow with memory_job). With session_id the messages join that session and the last one triggers extraction; without, a transcript is stored under /transcripts/. Duplicates fold into the existing fact; a contradicting fact supersedes it. Close a session with memory_reflect.",
   input: ExtractInput,
   output: z.looseObject({
     mode: z.enum(["session", "transcript"]),
@@ -56,7 +56,7 @@ export const memoryReflect = defineTool({
   title: "Close and reflect on a session",
   tier: "write",
   description:
-    "Close a session (sets ended_at) and reflect on it: the outcome (success, partial, failure, unknown), a summary, lessons and, after a failure, feedback for the next attempt. Sessions worth remembering are recorded as an episode under /memory/agent/episodes/. Messages not yet extracted are extracted. Reflecting again returns the same reflection.",
+    "Close a session and reflect on it: outcome (success, partial, failure, unknown), summary, lessons and, after a failure, feedback for the next attempt. A session worth remembering becomes an episode under /memory/agent/episodes/; messages not yet extracted are extracted. Reflecting again returns the same reflection.",
   input: ReflectInput,
   output: z.looseObject({
     reflection_status: z.enum(["completed", "no_result"]),
