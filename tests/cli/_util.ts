@@ -101,6 +101,11 @@ export const HAS_SCRIPT: boolean = (() => {
     return false;
   }
 })();
+if (!HAS_SCRIPT) {
+  console.log(
+    "skipping terminal tests: util-linux `script` is not installed (apt-get install bsdutils)",
+  );
+}
 
 function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
