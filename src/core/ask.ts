@@ -4,6 +4,7 @@
  * (so it streams as one piece), and "Not in memory…" with `grounded: false` when they do not
  * answer — `retrieved` then lists the closest passages instead of a guess.
  */
+import { answerSources } from "./answer_sources.ts";
 import { type AskCitationEvent, citeAnswer } from "./citations.ts";
 import type { MemoryService } from "./memory_service.ts";
 import { type AnswerSource, type MemoryModel, NOT_IN_MEMORY } from "./ports/language_model.ts";
@@ -70,14 +71,7 @@ export async function ask(
       ...(args.strict ? { grounded: false } : {}),
     };
   }
-  const sources: AnswerSource[] = hits.map((h, i) => ({
-    n: i + 1,
-    chunk_id: h.chunk_id,
-    document_id: h.document_id,
-    title: h.title,
-    path: h.path,
-    text: h.content,
-  }));
+  const sources: AnswerSource[] = answerSources(hits);
   if (args.strict) {
     return await strictAnswer(deps.model, {
       question: args.query,

@@ -4,6 +4,7 @@
  * or the rules); without one, every document (newest first) is read by rule, and each decision
  * is cited by the chunk that holds it.
  */
+import { answerSources } from "./answer_sources.ts";
 import type { MemoryService } from "./memory_service.ts";
 import type { AnswerSource, DecisionDraft, MemoryModel } from "./ports/language_model.ts";
 import { calendarDate } from "./synthesis/calendar_words.ts";
@@ -104,14 +105,7 @@ async function aboutQuery(
     group: "chunk",
   })).filter((h) => !o.since || h.updated_at >= o.since);
   if (hits.length === 0) return { decisions: [], provider: "none" };
-  const sources: AnswerSource[] = hits.map((h, i) => ({
-    n: i + 1,
-    chunk_id: h.chunk_id,
-    document_id: h.document_id,
-    title: h.title,
-    path: h.path,
-    text: h.content,
-  }));
+  const sources: AnswerSource[] = answerSources(hits);
   const drafts = await deps.model.extractDecisions({ sources, query: o.query, signal: o.signal });
   const q = terms(o.query);
   const records = drafts.decisions.flatMap((d) => {
