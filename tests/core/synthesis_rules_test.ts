@@ -158,6 +158,13 @@ Deno.test("meetings: title, date, attendees, decisions, action items, open quest
   assert.deepEqual(m.open_questions, ["Do we split weekend shifts?"]);
 });
 
+Deno.test("meetings: a quarter or a period in the title is not the meeting's date", () => {
+  assert.equal(readMeeting("# Q3 planning\n\nAttendees: Ana, Bo\n").date, null);
+  assert.equal(readMeeting("# End of quarter review\n\nAttendees: Ana\n").date, null);
+  assert.equal(readMeeting("# Q3 planning — 14 May 2024\n\nAttendees: Ana\n").date, "2024-05-14");
+  assert.equal(readMeeting("# Q3 planning\n\nDate: Tuesday\n").date, "Tuesday");
+});
+
 Deno.test("meetings: a transcript's promises belong to their speakers", () => {
   const m = readMeeting([
     "Call with Contoso",

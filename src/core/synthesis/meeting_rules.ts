@@ -112,11 +112,20 @@ function dateOf(title: string, lines: NoteLine[]): string | null {
   const head = lines.slice(0, HEAD_LINES).map((l) => l.text).join("\n");
   const full = calendarDate(title) ?? calendarDate(head);
   if (full) return full;
-  const written = dateIn(title) ??
+  const written = [dateIn(title)].concat(
     lines.slice(0, HEAD_LINES).map((l) =>
       /^(?:date|when|datum|fecha|data|le|日時|日付)\s*[:：]/iu.test(l.text) ? dateIn(l.text) : null
-    ).find((d) => d !== null);
+    ),
+  ).find((d) => d !== null && isDay(d.date));
   return written?.date ?? null;
+}
+
+/**
+ * Whether a date phrase can name the day a meeting was held: "Q3 planning" or "end of quarter
+ * review" name a period the meeting is about, not its date.
+ */
+function isDay(phrase: string): boolean {
+  return !/^(?:q[1-4]\b|(?:end|start|beginning|middle|mid|this|next)\b)/i.test(phrase);
 }
 
 /** People named on attendee lines, then the speakers of a transcript, in order. */
