@@ -97,13 +97,13 @@ function predict(text: string, labels: Labels): Record<Kind, Prediction[]> {
   };
 }
 
+/** How `predictions` of one kind match the labels of `o.file`; what did not is added to `o.misses`. */
 function score(
   kind: Kind,
   predictions: Prediction[],
-  labels: Labels,
-  file: string,
-  misses: Miss[],
+  o: { labels: Labels; file: string; misses: Miss[] },
 ) {
+  const { labels, file, misses } = o;
   const wanted = kind === "action_items"
     ? labels.action_items
     : (labels[kind] as string[]).map((task) => ({ task }));
@@ -188,7 +188,10 @@ export async function runHalf(
     const predicted = predict(text, labels);
     files++;
     for (const kind of KINDS) {
-      scores[kind] = add(scores[kind], score(kind, predicted[kind], labels, source, misses));
+      scores[kind] = add(
+        scores[kind],
+        score(kind, predicted[kind], { labels, file: source, misses }),
+      );
     }
   }
   return { scores, misses, files };

@@ -122,13 +122,13 @@ interface UnitRun {
   documents: number;
 }
 
+/** Loads one conversation as documents of `o.unit` into a new brain and asks its questions. */
 async function loadAndAsk(
   sdk: SdkSession,
   conv: Conversation,
-  unit: Unit,
-  o: Options,
-  into: UnitRun,
+  o: { unit: Unit; options: Options; into: UnitRun },
 ): Promise<void> {
+  const { unit, into } = o;
   const docs = unit === "turn" ? conv.turnDocuments : conv.sessionDocuments;
   const slug = `locomo-${conv.index}-${unit}`;
   await call(sdk, "memory_create_brain", { name: `LoCoMo ${conv.sampleId} by ${unit}`, slug });
@@ -153,14 +153,18 @@ async function loadAndAsk(
     const out = await call(sdk, "memory_search", {
       brain: slug,
       query: q.text,
-      top_k: o.topK,
-      ...(o.group ? { group: o.group } : {}),
+      top_k: o.options.topK,
+      ...(o.options.group ? { group: o.options.group } : {}),
     });
     into.latency.push(performance.now() - t);
     const hits = out.hits as { path: string }[];
     const base = { conversation: conv.index, question: q.text, category: q.category };
     into.engram.push({ ...base, wanted: wanted(q), got: hits.map((h) => unitOf.get(h.path)!) });
-    into.baseline.push({ ...base, wanted: wanted(q), got: baseline.search(q.text, o.topK) });
+    into.baseline.push({
+      ...base,
+      wanted: wanted(q),
+      got: baseline.search(q.text, o.options.topK),
+    });
   }
 }
 
@@ -218,7 +222,9 @@ async function main(): Promise<void> {
   const sdk = await connectSdk(dir, o.bin, ["--tier", "admin", "--config", `${dir}/engram.yaml`]);
   try {
     for (const conv of chosen) {
-      for (const unit of o.units) await loadAndAsk(sdk, conv, unit, o, runs.get(unit)!);
+      for (const unit of o.units) {
+        await loadAndAsk(sdk, conv, { unit, options: o, into: runs.get(unit)! });
+      }
     }
   } finally {
     await sdk.close();

@@ -20,9 +20,9 @@ export type Mode = "serve" | "stdio" | "cli" | "ingest" | "mcp-static" | "mcp-li
  * helpers around them: `kill` stops a server's process group, `bwrap` runs `restricted` ones.
  * `servers` is every server engram knows (the YAML's, and those imported into the database).
  */
-export function configuredRunAllowlist(
+function configuredRunAllowlist(
   config: ResolvedConfig,
-  servers: readonly McpServerConfig[] = config.mcp.mcp_servers,
+  servers: readonly McpServerConfig[],
 ): string[] {
   const stdio = servers.flatMap((s) => s.transport === "stdio" ? [s] : []);
   const perServer = stdio.flatMap((s) => s.stdio_allowed_commands);

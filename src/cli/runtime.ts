@@ -4,6 +4,7 @@
  */
 import { type ConfigFlags, loadConfig, type ResolvedConfig } from "../config/load.ts";
 import type { EnvSnapshot } from "../config/env.ts";
+import type { McpServerConfig } from "../config/mcp_servers.ts";
 import { applyModePermissions, type Mode } from "./permissions.ts";
 import { stderrLogger } from "./logger.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
@@ -32,7 +33,6 @@ import type { SessionStore } from "../core/ports/session_store.ts";
 import type { StorageHealth } from "../core/ports/storage.ts";
 import type { TraceReader, TraceSink } from "../core/ports/trace_log.ts";
 import type { UpstreamStore } from "../core/ports/upstream_store.ts";
-import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { CallerContext } from "../core/types.ts";
 import { openSqliteStorage } from "../storage/sqlite_storage.ts";
 
@@ -195,26 +195,32 @@ function ingestContext(config: ResolvedConfig, cwd: string): IngestContext {
   };
 }
 
+/** What a command reads before its permissions drop, and the upstream servers it may start. */
+export interface Preloaded<L> {
+  value: L;
+  /** Servers whose commands must stay runnable (default: those of the config file). */
+  servers?: readonly McpServerConfig[];
+}
+
 /**
- * The life of a one-shot command: load config, open the database, drop the mode's permissions,
- * run `fn`, close the database whatever happens.
+ * The life of a one-shot command: load config, open the database, run `options.load` (whose value
+ * `fn` gets), drop the mode's permissions, run `fn`, close the database whatever happens.
  */
-export async function withRuntime<T>(
+export async function withRuntime<T, L = undefined>(
   ctx: { env: EnvSnapshot; cwd: string },
   flags: ConfigFlags,
-  fn: (runtime: Runtime, config: ResolvedConfig) => Promise<T>,
-  options: { mode?: Exclude<Mode, "serve" | "stdio"> } = {},
+  fn: (runtime: Runtime, config: ResolvedConfig, loaded: L) => Promise<T>,
+  options: {
+    mode?: Exclude<Mode, "serve" | "stdio">;
+    load?: (runtime: Runtime, config: ResolvedConfig) => Promise<Preloaded<L>>;
+  } = {},
 ): Promise<T> {
   const config = loadConfig(flags, { env: ctx.env, cwd: ctx.cwd });
   const runtime = await openRuntime(config, { logger: stderrLogger(config.logLevel) });
   try {
-    const mode = options.mode ?? "cli";
-    // Imported upstream servers live in the database: their commands must stay runnable too.
-    const servers = mode === "mcp-static" || mode === "mcp-live"
-      ? (await loadCatalog(config.mcp, runtime.upstreams)).map((e) => e.config)
-      : undefined;
-    await applyModePermissions(mode, config, { servers });
-    return await fn(runtime, config);
+    const loaded = await options.load?.(runtime, config);
+    await applyModePermissions(options.mode ?? "cli", config, { servers: loaded?.servers });
+    return await fn(runtime, config, loaded?.value as L);
   } finally {
     runtime.close();
   }

@@ -8,18 +8,17 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { EnvSnapshot } from "../config/env.ts";
 import type { ResolvedConfig } from "../config/load.ts";
 import type { McpServerConfig } from "../config/mcp_servers.ts";
-import { EngramError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CallerContext } from "../core/types.ts";
-import { pruneExpiredTraces } from "../core/trace_retention.ts";
-import { loadCatalog } from "../mcp/client/upstream_catalog.ts";
+import type { ExposedTool, ExposurePlan } from "../mcp/client/exposure_plan.ts";
+import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
 import type { DownstreamClient, UpstreamTools } from "../mcp/server/upstream_tools.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** The exposed tools of a serving process, and what to close when it stops. */
 export interface ServedUpstreams {
-  tools: UpstreamTools;
+  tools: UpstreamTools<ExposedTool>;
   /** Every configured server (for the run permissions kept at start-up). */
   servers: McpServerConfig[];
   close(): Promise<void>;
@@ -33,19 +32,32 @@ export async function serveUpstreamTools(
 ): Promise<ServedUpstreams | undefined> {
   const catalog = await loadCatalog(config.mcp, runtime.upstreams);
   if (catalog.length === 0) return undefined;
+  // Loaded only when servers are configured: a memory-only session never loads the client, and
+  // the connection manager (the SDK client) waits for the first call of an upstream tool.
+  const [{ UpstreamExposure }, { exposurePlan }, wiring] = await Promise.all([
+    import("../mcp/client/upstream_exposure.ts"),
+    import("../mcp/client/exposure_plan.ts"),
+    import("./upstream_wiring.ts"),
+  ]);
   // Traces older than the retention go when a process that makes upstream calls starts.
-  await pruneExpiredTraces(runtime.traces, {
-    retentionDays: config.mcp.trace_retention_days,
-  }).catch((err) => o.logger.warn("could not prune old upstream traces", { error: String(err) }));
-  // Loaded only when servers are configured: a memory-only session never loads the client.
-  const [{ UpstreamExposure }, { exposurePlan }, { approvalBook, statusRecorder, traceOf }] =
-    await Promise.all([
-      import("../mcp/client/upstream_exposure.ts"),
-      import("../mcp/client/exposure_plan.ts"),
-      import("./upstreams.ts"),
-    ]);
-  const book = approvalBook({ config, runtime });
+  await wiring.pruneTracesQuietly(runtime, config, o.logger);
+  const book = wiring.approvalBook({ config, runtime });
   const catalogNow = () => loadCatalog(config.mcp, runtime.upstreams);
+  // The first plan is made from the catalog just read; each later one reads it afresh.
+  let unused: CatalogEntry[] | undefined = catalog;
+  let last: { inputs: string; plan: ExposurePlan } | undefined;
+  const loadPlan = async (): Promise<ExposurePlan> => {
+    const entries = unused ?? await catalogNow();
+    unused = undefined;
+    const approvals = await book.list();
+    const sightings = await runtime.approvals.listSightings();
+    // Read at every poll (other processes change them), worked out again only when changed.
+    const inputs = JSON.stringify([entries, approvals, sightings]);
+    if (last?.inputs !== inputs) {
+      last = { inputs, plan: await exposurePlan(entries, { approvals, sightings }) };
+    }
+    return last.plan;
+  };
   const callers = new AsyncLocalStorage<CallerContext>();
   /**
    * Per server, the agents' clients whose calls to it are running, latest last: an upstream's
@@ -57,8 +69,7 @@ export async function serveUpstreamTools(
     (running.get(server) ?? []).findLast((d) => d[need] !== undefined);
   let connections: Promise<UpstreamConnections> | undefined;
   const exposure = await UpstreamExposure.open({
-    loadPlan: async () =>
-      exposurePlan(await catalogNow(), await book.list(), await runtime.approvals.listSightings()),
+    loadPlan,
     catalog: catalogNow,
     connections: () => connections ??= connect(),
     sightings: runtime.approvals,
@@ -74,61 +85,48 @@ export async function serveUpstreamTools(
       ]);
     const facts = await gatherLaunchFacts(config.mcp, { env: o.env, dataDir: config.dataDir });
     const stack = runtime.providers.background();
-    const current = await catalogNow();
-    return new UpstreamConnections(
-      current.filter((e) => !e.problem).map((e) => e.config),
-      facts,
-      {
-        maxResultBytes: config.mcp.max_result_bytes,
-        requestTimeoutMs: config.mcp.request_timeout_ms,
-        host: {
-          roots: config.mcp.allowed_file_roots,
-          // Configured models first; else the agent's own model when its client offers
-          // sampling; else the extractive engine.
-          sample: (params, c) => {
-            const agent = stack.chats.length ? undefined : latest(c.server, "sample");
-            return agent?.sample
-              ? agent.sample(params, c.signal)
-              : sampleWithStack(stack, params, { signal: c.signal });
-          },
-          elicit: (params, c) => {
-            const agent = latest(c.server, "elicit");
-            return agent?.elicit
-              ? agent.elicit(params, c.signal)
-              : Promise.resolve({ action: "decline" as const });
-          },
+    const { servers, options } = wiring.connectionOptions(await catalogNow(), {
+      runtime,
+      config,
+      caller: () => callers.getStore(),
+      host: {
+        // Configured models first; else the agent's own model when its client offers
+        // sampling; else the extractive engine.
+        sample: (params, c) => {
+          const agent = stack.chats.length ? undefined : latest(c.server, "sample");
+          return agent?.sample
+            ? agent.sample(params, c.signal)
+            : sampleWithStack(stack, params, { signal: c.signal });
         },
-        onStatus: statusRecorder(runtime),
-        onEvent: (server, event) => {
-          if (event.kind === "list_changed" && event.list === "tools") {
-            void exposure.listChanged(server);
-          }
+        elicit: (params, c) => {
+          const agent = latest(c.server, "elicit");
+          return agent?.elicit
+            ? agent.elicit(params, c.signal)
+            : Promise.resolve({ action: "decline" as const });
         },
-        onCall: (call) => void runtime.traces.trace(traceOf(call, callers.getStore())),
       },
-    );
+    });
+    return new UpstreamConnections(servers, facts, {
+      ...options,
+      onEvent: (server, event) => {
+        if (event.kind === "list_changed" && event.list === "tools") {
+          void exposure.listChanged(server);
+        }
+      },
+    });
   };
-  const tools: UpstreamTools = {
+  const tools: UpstreamTools<ExposedTool> = {
     tools: (tier) => exposure.tools(tier),
     find: (name) => exposure.find(name),
     withdrawn: (name) => exposure.withdrawn(name),
     call: (tool, args, c) => {
-      const current = exposure.find(tool.exposed);
-      if (!current) {
-        return Promise.reject(
-          new EngramError(
-            "forbidden",
-            `${tool.exposed} was withdrawn while it was being called; list tools again`,
-          ),
-        );
-      }
       const downstream = c.downstream ?? {};
-      running.set(current.server, [...(running.get(current.server) ?? []), downstream]);
+      running.set(tool.server, [...(running.get(tool.server) ?? []), downstream]);
       return callers.run(
         c.caller,
-        () => exposure.call(current, args, { signal: c.signal, onprogress: c.onprogress }),
+        () => exposure.call(tool, args, { signal: c.signal, onprogress: c.onprogress }),
       ).finally(() => {
-        const now = running.get(current.server) ?? [];
+        const now = running.get(tool.server) ?? [];
         now.splice(now.indexOf(downstream), 1);
       });
     },

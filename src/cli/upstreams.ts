@@ -5,23 +5,21 @@
  * upstreams may ask of engram (roots, sampling through the provider stack, elicitation on this
  * terminal), each server's last status recorded and every upstream call traced.
  */
-import { dirname, resolve } from "node:path";
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
-import type { UpstreamTrace } from "../core/ports/trace_log.ts";
 import type { CallerContext } from "../core/types.ts";
-import { type ApprovalBook, databaseBook, lockfileBook } from "../mcp/client/approval_book.ts";
+import type { ApprovalBook } from "../mcp/client/approval_book.ts";
+import { reviewDiscoveries, type ServerReview } from "../mcp/client/capability_review.ts";
 import { terminalElicitation } from "../mcp/client/elicitation_prompt.ts";
 import { gatherLaunchFacts } from "../mcp/client/launch_facts.ts";
 import type { LaunchFacts } from "../mcp/client/launch_rules.ts";
 import { sampleWithStack } from "../mcp/client/model_sampling.ts";
-import type { NestedHost } from "../mcp/client/nested_requests.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
-import { type CallTrace, UpstreamConnections } from "../mcp/client/upstream_connections.ts";
-import type { StatusChange } from "../mcp/client/upstream_session.ts";
+import { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
 import type { CommandContext } from "./context.ts";
 import type { Mode } from "./permissions.ts";
 import { type Runtime, withRuntime } from "./runtime.ts";
 import { stdinLines } from "./stdin_lines.ts";
+import { approvalBook, connectionOptions } from "./upstream_wiring.ts";
 
 /** What an upstream command works with. */
 export interface UpstreamSetup {
@@ -34,7 +32,9 @@ export interface UpstreamSetup {
 
 /**
  * Runs `fn` with the catalog; `mode` decides the permissions kept (`mcp-static` judges servers,
- * `mcp-live` also reaches them, `cli` only changes database state).
+ * `mcp-live` also reaches them, `cli` only changes database state). The catalog is read once,
+ * before permissions drop: imported servers live in the database, and their commands must stay
+ * runnable too.
  */
 export async function withUpstreams<T>(
   ctx: CommandContext,
@@ -42,14 +42,19 @@ export async function withUpstreams<T>(
   options: { mode: Exclude<Mode, "serve" | "stdio" | "ingest"> },
   fn: (setup: UpstreamSetup) => Promise<T>,
 ): Promise<T> {
-  return await withRuntime(ctx, flags, async (runtime, config) => {
-    const catalog = await loadCatalog(config.mcp, runtime.upstreams);
+  return await withRuntime<T, CatalogEntry[]>(ctx, flags, async (runtime, config, catalog) => {
     const facts = options.mode === "cli" ? undefined : await gatherLaunchFacts(config.mcp, {
       env: ctx.env,
       dataDir: config.dataDir,
     });
     return await fn({ runtime, config, catalog, facts });
-  }, { mode: options.mode });
+  }, {
+    mode: options.mode,
+    load: async (runtime, config) => {
+      const catalog = await loadCatalog(config.mcp, runtime.upstreams);
+      return { value: catalog, servers: catalog.map((e) => e.config) };
+    },
+  });
 }
 
 /**
@@ -65,76 +70,48 @@ export function connectUpstreams(
 ): UpstreamConnections {
   const { runtime, config } = setup;
   const stack = runtime.providers.background();
-  const host: NestedHost = {
-    roots: config.mcp.allowed_file_roots,
-    sample: (params, c) => sampleWithStack(stack, params, { signal: c.signal }),
-    ...(options.interactive && ctx.stdinIsTerminal
-      ? {
-        elicit: terminalElicitation({
-          readLine: stdinLines(ctx.stdin),
-          write: (t) => ctx.out.warn(t),
-        }),
-      }
-      : {}),
-  };
-  const caller = options.caller;
-  return new UpstreamConnections(
-    setup.catalog.filter((e) => !e.problem).map((e) => e.config),
-    setup.facts,
-    {
-      maxResultBytes: config.mcp.max_result_bytes,
-      requestTimeoutMs: config.mcp.request_timeout_ms,
-      host,
-      onStatus: statusRecorder(runtime),
-      onCall: (call) => void runtime.traces.trace(traceOf(call, caller)),
+  const { servers, options: connection } = connectionOptions(setup.catalog, {
+    runtime,
+    config,
+    caller: () => options.caller,
+    host: {
+      sample: (params, c) => sampleWithStack(stack, params, { signal: c.signal }),
+      ...(options.interactive && ctx.stdinIsTerminal
+        ? {
+          elicit: terminalElicitation({
+            readLine: stdinLines(ctx.stdin),
+            write: (t) => ctx.out.warn(t),
+          }),
+        }
+        : {}),
     },
-  );
+  });
+  return new UpstreamConnections(servers, setup.facts, connection);
 }
 
 /**
- * Records each connection's status change for `engram mcp servers`; bookkeeping, so a busy
- * database never fails the call or command that changed it.
+ * Connects to the usable servers of `entries` at once (each bounded by the request timeout),
+ * reviews what they list against `options.book` (default the configured approvals), then closes.
+ * `interactive`: elicitation is answered at a terminal prompt.
  */
-export function statusRecorder(
-  runtime: Pick<Runtime, "upstreams">,
-): (server: string, change: StatusChange) => void {
-  return (server, change) => {
-    runtime.upstreams.recordUpstreamStatus(server, {
-      status: change.status,
-      error: change.error?.message ?? null,
-      at: change.at.toISOString(),
-    }).catch(() => {});
-  };
-}
-
-/** A trace row of an upstream call: a tool's own error result, a timeout or a cancel is an error. */
-export function traceOf(call: CallTrace, caller?: CallerContext): UpstreamTrace {
-  return {
-    at: new Date().toISOString(),
-    server: call.server,
-    capability: call.capability,
-    kind: call.kind,
-    latency_ms: call.latency_ms,
-    outcome: call.outcome === "ok" ? "ok" : "error",
-    error_code: call.outcome === "ok"
-      ? null
-      : call.outcome === "error"
-      ? call.error_code ?? "internal"
-      : call.outcome,
-    bytes_in: call.bytes_in,
-    bytes_out: call.bytes_out,
-    caller: caller?.clientId ?? "cli",
-    transport: caller?.transport ?? "cli",
-  };
-}
-
-/**
- * Where approvals are kept: the lockfile named by `mcp.approvals_lock` (relative to the config
- * file's folder), else the database.
- */
-export function approvalBook(setup: Pick<UpstreamSetup, "config" | "runtime">): ApprovalBook {
-  const lock = setup.config.mcp.approvals_lock;
-  if (lock === undefined) return databaseBook(setup.runtime.approvals);
-  // The key can only come from a config file, so there is one to resolve against.
-  return lockfileBook(resolve(dirname(setup.config.configFile!), lock));
+export async function reviewServers(
+  u: UpstreamSetup,
+  ctx: CommandContext,
+  entries: readonly CatalogEntry[],
+  options: { book?: ApprovalBook; interactive?: boolean } = {},
+): Promise<ServerReview[]> {
+  const usable = entries.filter((e) => !e.problem);
+  const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, {
+    interactive: options.interactive,
+  });
+  try {
+    const discoveries = await connections.discover(usable.map((e) => e.config.name));
+    return await reviewDiscoveries(discoveries, {
+      servers: usable.map((e) => e.config),
+      book: options.book ?? approvalBook(u),
+      sightings: u.runtime.approvals,
+    });
+  } finally {
+    await connections.closeAll();
+  }
 }

@@ -15,3 +15,11 @@ export function processEnv(): EnvSnapshot {
 export function envFrom(vars: Record<string, string>): EnvSnapshot {
   return { get: (name) => vars[name] };
 }
+
+/**
+ * Text as the part of an environment variable name (`api-key` → `API_KEY`): upper case, and `_`
+ * for anything but A-Z and 0-9. Suggested names and imported references are written this way.
+ */
+export function envNamePart(text: string): string {
+  return text.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+}

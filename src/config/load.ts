@@ -1,8 +1,9 @@
 /** @module Finding, reading, interpolating and validating the config; applying env and flags on top. */
 import { EngramError } from "../core/errors.ts";
 import type { Tier } from "../core/types.ts";
-import type { EnvSnapshot } from "./env.ts";
+import { envNamePart, type EnvSnapshot } from "./env.ts";
 import {
+  expandReferences,
   isDeferredReference,
   literalSecretPaths,
   type McpKeySources,
@@ -171,7 +172,7 @@ function checkSecretReferences(source: YamlSource): void {
     throw new EngramError(
       "invalid_argument",
       `config ${where(source, secret)}: write the secret as an environment reference such as \${${
-        String(secret[4]).toUpperCase().replace(/[^A-Z0-9]/g, "_")
+        envNamePart(String(secret[4]))
       }}; secrets are never stored in the config file`,
     );
   }
@@ -201,19 +202,17 @@ function interpolate(
   if (typeof value === "string") {
     // Upstream servers' env and headers are expanded when that server starts (mcp_servers.ts).
     if (isDeferredReference(path)) return value;
-    return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
-      if (whole.startsWith("$$")) return whole.slice(1);
-      const v = env.get(name);
-      if (v === undefined) {
-        throw new EngramError(
-          "invalid_argument",
-          `config ${
-            where(source, path)
-          }: \${${name}} is not set in the environment; export ${name} or remove the reference`,
-        );
-      }
-      return v;
-    });
+    const expanded = expandReferences(value, env);
+    const name = expanded.missing[0];
+    if (name !== undefined) {
+      throw new EngramError(
+        "invalid_argument",
+        `config ${
+          where(source, path)
+        }: \${${name}} is not set in the environment; export ${name} or remove the reference`,
+      );
+    }
+    return expanded.value;
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], source, env));
   if (value && typeof value === "object") {

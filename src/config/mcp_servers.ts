@@ -21,20 +21,23 @@ export const SERVER_NAME_RULE =
   'must be 1-32 letters, digits, "-" or "_", starting with a letter or digit (it becomes part of tool names mcp_<server>_<tool>)';
 
 /** Sandbox profiles, strongest first. */
-export const SANDBOX_PROFILES = ["restricted", "standard", "disabled"] as const;
+const SANDBOX_PROFILES = ["restricted", "standard", "disabled"] as const;
 /** A server's sandbox profile. */
 export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
 /** The operator's consent to connect to a server. */
 export const CONSENT_STATES = ["approved", "pending", "denied"] as const;
 /** Trust levels (CLIENT.md "Governance"). */
-export const TRUST_LEVELS = ["builtin", "verified", "user_added"] as const;
+const TRUST_LEVELS = ["builtin", "verified", "user_added"] as const;
 
 /** A review key: `ed25519:` and the standard base64 of a 32-byte raw public key (44 characters). */
 export const REVIEW_KEY = /^ed25519:[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 /** A manifest digest: `sha256:` and 64 lowercase hex digits. */
-export const MANIFEST_DIGEST = /^sha256:[0-9a-f]{64}$/;
+const MANIFEST_DIGEST = /^sha256:[0-9a-f]{64}$/;
 /** A manifest signature: the standard base64 of a 64-byte Ed25519 signature (88 characters). */
-export const MANIFEST_SIGNATURE = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
+const MANIFEST_SIGNATURE = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
+
+/** A working directory engram accepts: absolute, or in the home directory (`~`, `~/…`). */
+export const ABSOLUTE_CWD = /^(\/|~\/|~$)/;
 
 /** `max_result_bytes` default: 10 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
@@ -42,7 +45,7 @@ export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Why a `review_keys` entry was refused. */
-export function reviewKeyRefusal(input: unknown): string {
+function reviewKeyRefusal(input: unknown): string {
   return `${
     JSON.stringify(input)
   } is not a review key; write "ed25519:" and the base64 of the 32-byte public key, as engram mcp keys generate prints it`;
@@ -91,7 +94,7 @@ const serverName = z.string({ error: "is required: a name for this server" }).re
  * many tokens one answer may use. Off unless the operator turns it on for that server: sampling
  * spends the operator's model budget on the upstream's prompts.
  */
-export const SamplingPolicySchema = z.strictObject({
+const SamplingPolicySchema = z.strictObject({
   allowed: z.boolean().default(false),
   max_tokens: wholeNumber(1, 1_000_000).default(1024),
 });
@@ -100,7 +103,7 @@ export const SamplingPolicySchema = z.strictObject({
 export type SamplingPolicy = z.infer<typeof SamplingPolicySchema>;
 
 /** The policy of a server without a `sampling` key. */
-export const DEFAULT_SAMPLING: SamplingPolicy = { allowed: false, max_tokens: 1024 };
+const DEFAULT_SAMPLING: SamplingPolicy = { allowed: false, max_tokens: 1024 };
 
 /** The sampling policy of a server entry (the default when the entry has none). */
 export function samplingPolicy(server: { sampling?: SamplingPolicy }): SamplingPolicy {
@@ -114,13 +117,13 @@ const TIER = z.enum(["read", "write", "admin"]);
  * Exposure through engram's own server (issue 15): `tier` for every approved tool of the server,
  * `tools` per tool name; a key set here wins over `engram mcp approvals approve --expose`.
  */
-export const ExposeSchema = z.strictObject({
+const ExposeSchema = z.strictObject({
   tier: TIER.optional(),
   tools: z.record(z.string().min(1), TIER.or(z.literal("none"))).default({}),
 });
 
 /** A server's exposure settings. */
-export type ExposeSettings = z.infer<typeof ExposeSchema>;
+type ExposeSettings = z.infer<typeof ExposeSchema>;
 
 const governance = {
   client_consent: z.enum(CONSENT_STATES).default("pending"),
@@ -141,7 +144,7 @@ export const StdioServerSchema = z.strictObject({
   }).min(1, { error: "must not be empty" }),
   args: z.array(text).default([]),
   env: envMap.default({}),
-  cwd: z.string().regex(/^(\/|~\/|~$)/, {
+  cwd: z.string().regex(ABSOLUTE_CWD, {
     error: "must be an absolute path (or start with ~/)",
   }).optional(),
   stdio_allowed_commands: z.array(z.string().min(1)).default([]),
@@ -181,7 +184,7 @@ export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
 /** The server list; names are unique without regard to case (sandbox directories on macOS are not). */
-export const McpServerListSchema = z.array(McpServerSchema).superRefine((servers, ctx) => {
+const McpServerListSchema = z.array(McpServerSchema).superRefine((servers, ctx) => {
   const seen = new Map<string, number>();
   servers.forEach((s, i) => {
     const key = s.name.toLowerCase();
@@ -274,7 +277,7 @@ export function expandReferences(
 }
 
 /** Whether a value refers to at least one `${VAR}`. */
-export function hasReference(value: string): boolean {
+function hasReference(value: string): boolean {
   return [...value.matchAll(REFERENCE)].some((m) => !m[0].startsWith("$$"));
 }
 

@@ -10,15 +10,22 @@ export const REVIEWED_LAUNCHERS: readonly string[] = ["npx", "node", "deno", "uv
  * Programs engram itself runs around an upstream server, never as one: `bwrap` is the
  * `restricted` sandbox (under it Deno sees only bwrap; engram's launch rules cover the inner
  * command), and `kill` signals a server's whole process group, because `Deno.kill` needs an
- * unrestricted `--allow-run` and `ChildProcess.kill` reaches only the direct child.
+ * unrestricted `--allow-run` and `ChildProcess.kill` reaches only the direct child. Each comes
+ * with the fix the launch rules give a server config that names it as its own command.
  */
-export const LAUNCH_HELPERS: readonly string[] = ["bwrap", "kill"];
+export const LAUNCH_HELPERS: ReadonlyMap<string, string> = new Map([
+  ["bwrap", "set sandbox_profile: restricted and engram runs the server in bubblewrap itself"],
+  ["kill", "engram uses it to stop servers; name the server's own executable"],
+]);
 
 /**
  * Commands the compiled binary may ever spawn. It is a list, never a bare `--allow-run`, so a mode
  * can revoke single commands and Deno itself refuses anything else (the floor under launch rules).
  */
-export const RUN_CEILING: readonly string[] = [...REVIEWED_LAUNCHERS, ...LAUNCH_HELPERS];
+export const RUN_CEILING: readonly string[] = [
+  ...REVIEWED_LAUNCHERS,
+  ...LAUNCH_HELPERS.keys(),
+];
 
 /** `deno run`/`deno compile` flags for the ceiling; `run` replaces the default command list. */
 export function ceilingFlags(run: readonly string[] = RUN_CEILING): string[] {

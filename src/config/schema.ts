@@ -1,6 +1,7 @@
 /** @module The configuration file's schema (zod) and defaults. */
 import { z } from "zod";
 import { HOST_PATTERN_FORMS, parseHostPattern } from "../core/host_pattern.ts";
+import { TOOL_NAME_OR_GLOB } from "../core/tool_names.ts";
 import { McpSectionSchema } from "./mcp_servers.ts";
 import { decimalNumber, wholeNumber } from "./number_setting.ts";
 
@@ -24,7 +25,7 @@ const providerCommon = {
 };
 
 /** One entry of `providers`, tried in the listed order (PRODUCT.md "Language-model providers"). */
-export const ProviderSchema = z.discriminatedUnion("type", [
+const ProviderSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("openai"),
     ...providerCommon,
@@ -75,7 +76,7 @@ export const ConfigSchema = z.strictObject({
       .describe("Host header values accepted besides the listen address (e.g. a proxy's name)"),
     accept_older_protocols: z.boolean().default(false),
     tools: z.array(
-      z.string().regex(/^[A-Za-z0-9_*?-]{1,64}$/, {
+      z.string().regex(TOOL_NAME_OR_GLOB, {
         error: "must be a tool name or a glob such as mcp_files_*",
       }),
     ).optional()

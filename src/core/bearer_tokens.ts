@@ -10,17 +10,18 @@ import { sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";
 import type { BrainStore } from "./ports/brain_store.ts";
 import type { StoredToken, TokenRecord, TokenStore } from "./ports/token_store.ts";
+import { TOOL_NAME_OR_GLOB } from "./tool_names.ts";
 import type { Tier } from "./types.ts";
 import { parseInput } from "./validate.ts";
 
 /** What every token starts with, so a leaked one is recognisable (and greppable by scanners). */
-export const TOKEN_PREFIX = "egt_";
+const TOKEN_PREFIX = "egt_";
 
 /** A well-formed token: the prefix and 43 base64url characters (32 random bytes, unpadded). */
 export const TOKEN_PATTERN = /^egt_[A-Za-z0-9_-]{43}$/;
 
 /** How many characters of the secret are kept in clear, to tell tokens apart in listings. */
-export const TOKEN_DISPLAY_CHARS = 8;
+const TOKEN_DISPLAY_CHARS = 8;
 
 /** last_used_at is written at most this often per token, so a busy client costs no write per request. */
 export const TOUCH_INTERVAL_MS = 60_000;
@@ -46,7 +47,7 @@ export const CreateTokenInput = z.object({
   ),
   tier: z.enum(["read", "write", "admin"]),
   brains: z.array(z.string().min(1).max(128)).min(1).max(256).optional(),
-  tools: z.array(z.string().regex(/^[A-Za-z0-9_*?-]{1,64}$/)).min(1).max(256).optional(),
+  tools: z.array(z.string().regex(TOOL_NAME_OR_GLOB)).min(1).max(256).optional(),
 }).strict();
 
 /** Parsed create input. */

@@ -91,8 +91,15 @@ function citation(
   };
 }
 
-/** The source sentence sharing the most words with `claim` (verbatim), else its first sentence. */
-function bestQuote(claim: string, text: string): string {
+/**
+ * The source sentence sharing the most words with `claim` (verbatim); for a text without
+ * sentences, its first `fallbackChars` characters (default 512).
+ */
+export function bestQuote(
+  claim: string,
+  text: string,
+  options: { fallbackChars?: number } = {},
+): string {
   const claimTerms = terms(claim);
   let best = "";
   let bestScore = -1;
@@ -103,5 +110,5 @@ function bestQuote(claim: string, text: string): string {
       bestScore = score;
     }
   }
-  return best || text.trim().slice(0, 512);
+  return best || text.trim().slice(0, options.fallbackChars ?? 512);
 }

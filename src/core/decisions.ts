@@ -5,14 +5,15 @@
  * is cited by the chunk that holds it.
  */
 import { answerSources } from "./answer_sources.ts";
+import { bestQuote } from "./citations.ts";
 import type { MemoryService } from "./memory_service.ts";
 import type { AnswerSource, DecisionDraft, MemoryModel } from "./ports/language_model.ts";
 import { calendarDate } from "./synthesis/calendar_words.ts";
 import { findDecisions } from "./synthesis/decision_rules.ts";
+import { NearDuplicates } from "./synthesis/near_duplicates.ts";
 import { noteLines } from "./synthesis/note_lines.ts";
 import { noteUnits } from "./synthesis/note_units.ts";
 import { type DecisionsArgs, sinceInstant } from "./synthesis_schemas.ts";
-import { splitSentences } from "./text/sentences.ts";
 import { overlap, terms } from "./text/terms.ts";
 import type { Brain, CallerContext, SearchHit } from "./types.ts";
 
@@ -45,8 +46,6 @@ export interface DecisionsResult {
 
 /** Passages searched for a query. */
 const QUERY_CHUNKS = 24;
-/** Two decisions sharing this much of the shorter one's words are one. */
-const SAME_DECISION = 0.7;
 /** Chunks searched to cite a decision found by reading a whole document. */
 const CITE_CHUNKS = 10;
 
@@ -65,14 +64,13 @@ export async function decisions(
     ? await aboutQuery(deps, { brain, query: args.query, since, signal: o.signal })
     : await everywhere(deps.service, { brain, since, limit: args.limit });
   const kept: DecisionRecord[] = [];
-  const seen: string[][] = [];
+  const seen = new NearDuplicates();
   for (const d of found.decisions) {
     if (since && d.when && /^\d{4}-\d{2}-\d{2}/.test(d.when) && d.when < since.slice(0, 10)) {
       continue;
     }
-    const words = terms(d.statement);
-    if (seen.some((s) => same(words, s))) continue;
-    seen.push(words);
+    // A statement without words repeats nothing and is kept (NearDuplicates would drop it).
+    if (terms(d.statement).length > 0 && seen.isRepeat(d.statement)) continue;
     kept.push(d);
     if (kept.length >= args.limit) break;
   }
@@ -132,14 +130,22 @@ async function everywhere(
     const doc = await service.readLive(o.brain, { id: r.id });
     if (!doc) continue;
     const lines = noteLines(doc.content);
-    for (const d of findDecisions(noteUnits(lines))) {
+    const found = findDecisions(noteUnits(lines));
+    if (found.length === 0) continue;
+    const chunks = await service.chunksOf(o.brain, doc.id);
+    const documentWhen = documentDate(doc.title, doc.content) ?? doc.updated_at.slice(0, 10);
+    for (const d of found) {
       const section = lines[d.line - 1]?.section ?? [];
-      const chunk = await citingChunk(service, o.brain, { documentId: doc.id, quote: d.quote });
+      const chunk = await citingChunk(service, o.brain, {
+        documentId: doc.id,
+        quote: d.quote,
+        chunks,
+      });
       out.push({
         statement: d.statement,
         ...(d.rationale ? { rationale: d.rationale } : {}),
         ...(d.who ? { who: d.who } : {}),
-        when: dateOf([...section].reverse(), doc.title, doc.content) ?? doc.updated_at.slice(0, 10),
+        when: headingDate([...section].reverse()) ?? documentWhen,
         citation: { document_id: doc.id, chunk_id: chunk, path: doc.path, quote: d.quote },
       });
     }
@@ -149,8 +155,8 @@ async function everywhere(
 
 /** A decision from a passage, cited by its chunk with a verbatim quote. */
 function record(d: DecisionDraft, hit: SearchHit): DecisionRecord {
-  const when = d.when ?? dateOf([...hit.heading_path].reverse(), hit.title, hit.content) ??
-    hit.updated_at.slice(0, 10);
+  const when = d.when ?? headingDate([...hit.heading_path].reverse()) ??
+    documentDate(hit.title, hit.content) ?? hit.updated_at.slice(0, 10);
   return {
     statement: d.statement,
     ...(d.rationale ? { rationale: d.rationale } : {}),
@@ -160,17 +166,23 @@ function record(d: DecisionDraft, hit: SearchHit): DecisionRecord {
       document_id: hit.document_id,
       chunk_id: hit.chunk_id,
       path: hit.path,
-      quote: verbatim(d.quote, hit.content) ?? bestSentence(d.statement, hit.content),
+      quote: verbatim(d.quote, hit.content) ??
+        bestQuote(d.statement, hit.content, { fallbackChars: 300 }),
     },
   };
 }
 
-/** The chunk of a document holding `quote`, found by searching its words. */
+/**
+ * The chunk of a document holding `quote`: the first of its `chunks` that does (spacing aside),
+ * else the best of a search for the quote's words among the document's chunks.
+ */
 async function citingChunk(
   service: MemoryService,
   brain: Brain,
-  o: { documentId: string; quote: string },
+  o: { documentId: string; quote: string; chunks: { id: string; text: string }[] },
 ): Promise<string> {
+  const holding = o.chunks.find((c) => verbatim(o.quote, c.text) !== null);
+  if (holding) return holding.id;
   const hits = await service.searchHits({
     brainId: brain.id,
     text: o.quote.slice(0, 1000),
@@ -180,8 +192,7 @@ async function citingChunk(
     group: "chunk",
   });
   const own = hits.filter((h) => h.document_id === o.documentId);
-  const flat = (s: string) => s.replace(/\s+/g, " ").trim();
-  return (own.find((h) => flat(h.content).includes(flat(o.quote))) ?? own[0])?.chunk_id ?? "";
+  return (own.find((h) => verbatim(o.quote, h.content) !== null) ?? own[0])?.chunk_id ?? "";
 }
 
 /** The quote as the passage writes it, when the passage holds it (spacing aside). */
@@ -191,28 +202,16 @@ function verbatim(quote: string, text: string): string | null {
   return text.replace(/\s+/g, " ").includes(q) ? q : null;
 }
 
-/** The passage sentence sharing the most words with the statement. */
-function bestSentence(statement: string, text: string): string {
-  const want = terms(statement);
-  let best = "";
-  let score = -1;
-  for (const s of splitSentences(text)) {
-    const o = overlap(want, terms(s.text));
-    if (o > score) [best, score] = [s.text, o];
-  }
-  return best || text.trim().slice(0, 300);
-}
-
-/** A full date from the nearest heading, the title, or the document's first lines. */
-function dateOf(headings: string[], title: string, content: string): string | undefined {
+/** A full date from the nearest heading that gives one (`headings` innermost first). */
+function headingDate(headings: string[]): string | undefined {
   for (const h of headings) {
     const d = calendarDate(h);
     if (d) return d;
   }
-  return calendarDate(title) ?? calendarDate(content.slice(0, 600)) ?? undefined;
+  return undefined;
 }
 
-function same(a: string[], b: string[]): boolean {
-  const [short, long] = new Set(a).size <= new Set(b).size ? [a, b] : [b, a];
-  return short.length > 0 && overlap(short, long) >= SAME_DECISION;
+/** A full date from a document's title or its first lines. */
+function documentDate(title: string, content: string): string | undefined {
+  return calendarDate(title) ?? calendarDate(content.slice(0, 600)) ?? undefined;
 }

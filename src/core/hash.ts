@@ -1,4 +1,4 @@
-/** @module Content hashing shared by documents and audit digests. */
+/** @module Content hashing shared by documents, audit digests and launch manifests. */
 import { createHash } from "node:crypto";
 
 /** Lowercase hex SHA-256 of a UTF-8 string. */

@@ -30,10 +30,13 @@ export async function hybridSearch(
   o: { embedder?: Embedder; logger: Logger },
 ): Promise<SearchHit[]> {
   const { group = "document", ...query } = request;
-  if (group === "chunk") return await chunkSearch(index, query, o);
+  const embedding = o.embedder
+    ? { model: o.embedder.model, vector: queryVector(query.text, { ...o, embedder: o.embedder }) }
+    : undefined;
+  if (group === "chunk") return await chunkSearch(index, query, embedding);
   let asked = Math.min(MAX_GROUPED_CHUNKS, query.topK * CHUNKS_PER_DOCUMENT);
   for (;;) {
-    const chunks = await chunkSearch(index, { ...query, topK: asked }, o);
+    const chunks = await chunkSearch(index, { ...query, topK: asked }, embedding);
     const hits = collapseByDocument(chunks, query.topK);
     // Fewer chunks than asked means the index has no more; otherwise widen until filled.
     if (hits.length >= query.topK || chunks.length < asked || asked >= MAX_REFILL_CHUNKS) {
@@ -43,29 +46,45 @@ export async function hybridSearch(
   }
 }
 
+/**
+ * The query's embedding, asked of the embedder at most once however often a grouped search
+ * widens (each ask is a model call); null when embedding failed, which is logged once.
+ */
+function queryVector(
+  text: string,
+  o: { embedder: Embedder; logger: Logger },
+): () => Promise<Float32Array | null> {
+  let pending: Promise<Float32Array | null> | undefined;
+  const embed = async (): Promise<Float32Array | null> => {
+    try {
+      return (await o.embedder.embed([text]))[0];
+    } catch (err) {
+      // Search must keep working when the embedding server is down; it just loses the vectors.
+      o.logger.warn("query embedding failed; full-text ranking only", {
+        provider: o.embedder.name,
+        error: String(err),
+      });
+      return null;
+    }
+  };
+  return () => pending ??= embed();
+}
+
+/** Ranked chunks: full text, fused with the vector ranking when the query has an embedding. */
 async function chunkSearch(
   index: { search: SearchIndex; vectors: VectorIndex },
   query: SearchQuery,
-  o: { embedder?: Embedder; logger: Logger },
+  embedding?: { model: string; vector: () => Promise<Float32Array | null> },
 ): Promise<SearchHit[]> {
-  if (!o.embedder || query.sort === "recency") return await index.search.search(query);
+  if (!embedding || query.sort === "recency") return await index.search.search(query);
   const depth = Math.min(MAX_GROUPED_CHUNKS, query.topK * CANDIDATES_PER_HIT);
   const textHits = await index.search.search({ ...query, topK: depth });
-  let vector: Float32Array;
-  try {
-    [vector] = await o.embedder.embed([query.text]);
-  } catch (err) {
-    // Search must keep working when the embedding server is down; it just loses the vectors.
-    o.logger.warn("query embedding failed; full-text ranking only", {
-      provider: o.embedder.name,
-      error: String(err),
-    });
-    return textHits.slice(0, query.topK);
-  }
+  const vector = await embedding.vector();
+  if (!vector) return textHits.slice(0, query.topK);
   const vectorHits = await index.vectors.vectorSearch({
     brainId: query.brainId,
     vector,
-    model: o.embedder.model,
+    model: embedding.model,
     topK: depth,
     scope: query.scope,
   });

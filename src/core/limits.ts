@@ -49,3 +49,8 @@ export const SCOPE_PREFIX = {
 
 /** A scope filter accepted by search. */
 export type Scope = "all" | keyof typeof SCOPE_PREFIX;
+
+/** The path prefix of the documents a scope covers ("/" for all). */
+export function scopePrefix(scope: Scope): string {
+  return scope === "all" ? "/" : SCOPE_PREFIX[scope];
+}

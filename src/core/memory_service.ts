@@ -446,6 +446,15 @@ export class MemoryService {
     return null;
   }
 
+  /**
+   * A live document's current chunks (id and body), in order; empty when `documentId` is not a
+   * live document of `brain`.
+   */
+  async chunksOf(brain: Brain, documentId: string): Promise<{ id: string; text: string }[]> {
+    if (!(await this.findLive(brain, { id: documentId }))) return [];
+    return await this.#ports.vectors.chunksOf(documentId);
+  }
+
   /** Live documents under a path prefix, oldest first. */
   documentsUnder(brain: Brain, prefix: string): Promise<DocumentRecord[]> {
     return this.#ports.documents.listDocuments(brain.id, { prefix });

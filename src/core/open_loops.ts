@@ -6,7 +6,7 @@
  * document with a model would be slow and costly, and checkboxes need none.
  */
 import type { MemoryService } from "./memory_service.ts";
-import { SCOPE_PREFIX } from "./limits.ts";
+import { scopePrefix } from "./limits.ts";
 import { findLoops, type FoundLoop, type LoopKind } from "./synthesis/loop_rules.ts";
 import { type OpenLoopsArgs, sinceInstant } from "./synthesis_schemas.ts";
 import type { Brain, CallerContext, DocumentWithContent } from "./types.ts";
@@ -54,7 +54,7 @@ export async function openLoops(
   const since = args.since
     ? sinceInstant(args.since, (deps.now ?? (() => new Date()))())
     : undefined;
-  const prefix = args.scope === "all" ? "/" : SCOPE_PREFIX[args.scope];
+  const prefix = scopePrefix(args.scope);
   const kinds = new Set<LoopKind>(args.kinds ?? ["task", "question", "commitment"]);
   const all: OpenLoop[] = [];
   let scanned = 0;

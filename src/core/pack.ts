@@ -7,13 +7,14 @@
  * boundary or left out, and `truncated` says so.
  */
 import { EngramError } from "./errors.ts";
-import { SCOPE_PREFIX } from "./limits.ts";
-import { findHeadings, frontMatterLength } from "./markdown/structure.ts";
+import { scopePrefix } from "./limits.ts";
+import { headingSections } from "./markdown/structure.ts";
 import { normalizePath } from "./markdown/naming.ts";
 import type { MemoryService } from "./memory_service.ts";
 import type { PackArgs } from "./synthesis_schemas.ts";
 import { overlap, terms } from "./text/terms.ts";
-import { loadTokenCounter, type TokenCounter } from "./text/token_count.ts";
+import { dedupeExcerpts, type Excerpt, fitExcerpts } from "./pack_budget.ts";
+import { loadTokenCounter } from "./text/token_count.ts";
 import type { Brain, CallerContext, DocumentWithContent } from "./types.ts";
 
 /** A document a pack quotes, with the search chunks its excerpts came from. */
@@ -40,37 +41,19 @@ export interface PackResult {
   note?: string;
 }
 
-/** One candidate excerpt. */
-interface Excerpt {
-  document_id: string;
-  path: string;
-  title: string;
-  heading: string[];
-  text: string;
-  chunk_id?: string;
-}
-
 /** Search hits considered for a query pack. */
 const QUERY_CHUNKS = 60;
-/** An excerpt sharing this much of its words with one already packed adds nothing. */
-const REPEAT = 0.8;
-/** Below this many tokens left, a cut excerpt is not worth its heading. */
-const MIN_CUT_TOKENS = 40;
-/** Candidates tried after the first that did not fit whole. */
-const AFTER_FULL = 20;
 /** Documents read for a recency pack: enough to fill the largest budget. */
 const RECENT_DOCUMENTS = 200;
-/** Words compared when trimming the overlap between two windows of one section. */
-const OVERLAP_WORDS = 80;
 
 /** Builds a pack. */
 export async function pack(
-  deps: { service: MemoryService; tokens?: () => Promise<TokenCounter> },
+  deps: { service: MemoryService },
   caller: CallerContext,
   args: PackArgs,
 ): Promise<PackResult> {
   const brain = await deps.service.brain(caller, args.brain);
-  const counter = await (deps.tokens ?? loadTokenCounter)();
+  const counter = await loadTokenCounter();
   const named = args.paths !== undefined || args.ids !== undefined;
   const basis = named ? "documents" : args.query ? "query" : "recent";
   const candidates = named
@@ -104,7 +87,10 @@ export async function pack(
     ? "selected documents"
     : "most recently changed documents";
   const header = `# Memory pack: ${what} (brain ${brain.slug})\n\n`;
-  const fitted = fit(header, dedupe(candidates), { counter, budget: args.budget_tokens });
+  const fitted = fitExcerpts(header, dedupeExcerpts(candidates), {
+    counter,
+    budget: args.budget_tokens,
+  });
   return {
     ...base,
     pack: fitted.text,
@@ -112,102 +98,6 @@ export async function pack(
     tokens: fitted.tokens,
     truncated: fitted.truncated,
   };
-}
-
-/** Packs excerpts in order while they fit; the first that does not fit whole is cut to fit. */
-function fit(
-  header: string,
-  excerpts: Excerpt[],
-  o: { counter: TokenCounter; budget: number },
-): { text: string; tokens: number; truncated: boolean; used: Excerpt[] } {
-  const blocks: string[] = [header];
-  const used: Excerpt[] = [];
-  let tokens = o.counter.count(header);
-  let truncated = false;
-  let tried = 0;
-  let lastHeading = "";
-  for (const e of excerpts) {
-    if (truncated && ++tried > AFTER_FULL) break;
-    const heading = headingOf(e);
-    const head = heading === lastHeading ? "" : `${heading}\n`;
-    const block = `${head}${e.text.trim()}\n\n`;
-    const cost = o.counter.count(block);
-    if (tokens + cost <= o.budget) {
-      blocks.push(block);
-      used.push(e);
-      tokens += cost;
-      lastHeading = heading;
-      continue;
-    }
-    truncated = true;
-    const room = o.budget - tokens - o.counter.count(head);
-    if (room < MIN_CUT_TOKENS) continue;
-    const cut = cutToFit(e.text.trim(), room - 1, o.counter);
-    if (!cut) continue;
-    const piece = `${head}${cut}\n\n`;
-    blocks.push(piece);
-    used.push(e);
-    tokens += o.counter.count(piece);
-    lastHeading = heading;
-  }
-  // Counting the whole can differ from the sum of its parts where they meet; never exceed.
-  let text = blocks.join("").trimEnd() + "\n";
-  let total = o.counter.count(text);
-  while (total > o.budget && blocks.length > 1) {
-    blocks.pop();
-    used.pop();
-    truncated = true;
-    text = blocks.join("").trimEnd() + "\n";
-    total = o.counter.count(text);
-  }
-  return { text, tokens: total, truncated, used };
-}
-
-/** The longest prefix of `text` (cut at a word boundary, marked "…") within `room` tokens. */
-function cutToFit(text: string, room: number, counter: TokenCounter): string | null {
-  let lo = 0;
-  let hi = text.length;
-  let best: string | null = null;
-  // A token is rarely longer than 8 characters: start the search near the answer.
-  hi = Math.min(hi, room * 8);
-  while (lo <= hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    const candidate = `${text.slice(0, mid).replace(/\s+\S*$/, "").trimEnd()} …`;
-    if (counter.count(candidate) <= room) {
-      if (candidate.length > 2) best = candidate;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return best;
-}
-
-/** Excerpts in order, without those another one already says, and without window overlaps. */
-function dedupe(excerpts: Excerpt[]): Excerpt[] {
-  const kept: { e: Excerpt; words: string[] }[] = [];
-  const chunks = new Set<string>();
-  for (const e of excerpts) {
-    if (e.chunk_id && chunks.has(e.chunk_id)) continue;
-    if (e.chunk_id) chunks.add(e.chunk_id);
-    let text = e.text;
-    for (const k of kept) {
-      if (k.e.document_id === e.document_id) text = withoutOverlap(k.e.text, text);
-    }
-    const words = terms(text);
-    if (words.length === 0) continue;
-    if (kept.some((k) => overlap(words, k.words) >= REPEAT)) continue;
-    kept.push({ e: { ...e, text }, words });
-  }
-  return kept.map((k) => k.e);
-}
-
-/** `next` without the words it repeats from the end of `previous` (overlapping windows). */
-function withoutOverlap(previous: string, next: string): string {
-  const a = previous.split(/\s+/).slice(-OVERLAP_WORDS);
-  const b = next.split(/\s+/);
-  for (let k = Math.min(a.length, b.length); k >= 5; k--) {
-    if (a.slice(-k).join(" ") === b.slice(0, k).join(" ")) return b.slice(k).join(" ");
-  }
-  return next;
 }
 
 async function queryExcerpts(
@@ -279,7 +169,7 @@ async function recentExcerpts(
   brain: Brain,
   args: PackArgs,
 ): Promise<Excerpt[]> {
-  const prefix = args.scope === "all" ? "/" : SCOPE_PREFIX[args.scope];
+  const prefix = scopePrefix(args.scope);
   const records = await service.documentsUnder(brain, prefix);
   const recent = records.sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(
     0,
@@ -301,32 +191,12 @@ async function recentExcerpts(
 
 /** A document's sections: the text under each heading, with the heading path. */
 function sections(doc: DocumentWithContent): Excerpt[] {
-  const content = doc.content;
-  const headings = findHeadings(content);
-  const out: Excerpt[] = [];
-  const stack: { level: number; text: string }[] = [];
-  let start = frontMatterLength(content);
-  let path: string[] = [];
-  const flush = (end: number) => {
-    const text = content.slice(start, end).trim();
-    if (text) {
-      out.push({ document_id: doc.id, path: doc.path, title: doc.title, heading: path, text });
-    }
-  };
-  for (const h of headings) {
-    flush(h.start);
-    while (stack.length && stack[stack.length - 1].level >= h.level) stack.pop();
-    stack.push({ level: h.level, text: h.text });
-    path = stack.map((s) => s.text);
-    start = h.end;
-  }
-  flush(content.length);
-  return out;
-}
-
-function headingOf(e: Excerpt): string {
-  const where = e.heading.length ? ` › ${e.heading.join(" › ")}` : "";
-  return `## ${e.path}${where}`;
+  return headingSections(doc.content).flatMap((section) => {
+    const text = doc.content.slice(section.start, section.end).trim();
+    return text
+      ? [{ document_id: doc.id, path: doc.path, title: doc.title, heading: section.path, text }]
+      : [];
+  });
 }
 
 function sourcesOf(used: Excerpt[]): PackSource[] {

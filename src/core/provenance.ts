@@ -8,7 +8,7 @@ import { EngramError } from "./errors.ts";
 import type { CallerContext, DocumentRecord, DocumentSource, Metadata } from "./types.ts";
 
 /** The metadata keys only the compiler writes. */
-export const PROVENANCE_KEYS: readonly string[] = [
+const PROVENANCE_KEYS: readonly string[] = [
   "mcp_server",
   "mcp_uri",
   "mcp_mime_type",

@@ -66,7 +66,8 @@ export function planQuery(text: string): QueryPlan {
     if (i % 2 === 1 && i < parts.length - 1) {
       const words = part.match(WORD) ?? [];
       // Quoted text is searched whatever its words: the user asked for it, as written.
-      const role = roleOf(words, false) === "function" ? "content" : roleOf(words, false);
+      const asTyped = roleOf(words, false);
+      const role = asTyped === "function" ? "content" : asTyped;
       add(words, words.length > 1 ? "phrase" : "word", role, true);
       sentenceStart = false;
       return;

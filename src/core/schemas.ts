@@ -7,6 +7,12 @@ export const brain = z.string().min(1).max(128).describe(
   "Brain slug or id; default: the default brain",
 )
   .optional();
+/** The `scope` of a search: everything, or only /memory/global|project|agent/. */
+export const searchScope = z.enum(["all", "global", "project", "agent"]).default("all");
+/** The optional `group` of a search: one hit per document, or every matching chunk. */
+export const group = z.enum(["document", "chunk"]).optional().describe(
+  "document (default): the best chunk of each document, with more_chunks; chunk: every matching chunk",
+);
 const path = z.string().min(1).max(LIMITS.pathChars).refine(
   (p) => !p.includes("\0"),
   "path must not contain NUL",
@@ -31,11 +37,9 @@ export const SearchInput = z.object({
   query: z.string().min(1).max(LIMITS.queryChars).describe("Words to find; any text is safe"),
   brain,
   top_k: z.number().int().min(1).max(LIMITS.topK).default(10),
-  scope: z.enum(["all", "global", "project", "agent"]).default("all"),
+  scope: searchScope,
   sort: z.enum(["relevance", "recency", "relevance_then_recency"]).default("relevance"),
-  group: z.enum(["document", "chunk"]).optional().describe(
-    "document (default): the best chunk of each document, with more_chunks; chunk: every matching chunk",
-  ),
+  group,
 });
 
 /** memory_remember input. */

@@ -1,11 +1,11 @@
 /** @module Input schemas of the session and model-backed tools (memory_extract, recall, reflect, ask, consolidate). */
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
-import { brain } from "./schemas.ts";
+import { brain, group } from "./schemas.ts";
 const sessionId = z.string().min(1).max(LIMITS.sessionIdChars);
 
 /** One conversation message handed to memory_extract. */
-export const MessageInput = z.object({
+const MessageInput = z.object({
   role: z.enum(["system", "user", "assistant", "tool"]),
   content: z.string().min(1, "message content must not be empty").max(
     LIMITS.messageChars,
@@ -37,9 +37,7 @@ export const RecallInput = z.object({
     "A session whose recent messages shape the ranking",
   ),
   top_k: z.number().int().min(1).max(LIMITS.recallTopK).default(10),
-  group: z.enum(["document", "chunk"]).optional().describe(
-    "document (default): the best chunk of each document, with more_chunks; chunk: every matching chunk",
-  ),
+  group,
 });
 
 /** memory_reflect input. */

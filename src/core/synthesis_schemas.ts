@@ -4,15 +4,16 @@
  * and the CLI.
  */
 import { z } from "zod";
+import { ageOrTime } from "./age_or_time.ts";
 import { EngramError } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
-import { brain } from "./schemas.ts";
+import { brain, searchScope } from "./schemas.ts";
 
 /** Token budgets a pack accepts. */
-export const PACK_BUDGET = { min: 200, max: 100_000, default: 4_000 } as const;
+const PACK_BUDGET = { min: 200, max: 100_000, default: 4_000 } as const;
 
 /** Longest meeting text a tool call takes (the memory_remember ceiling). */
-export const MEETING_CONTENT_CHARS = LIMITS.rememberContentChars;
+const MEETING_CONTENT_CHARS = LIMITS.rememberContentChars;
 
 const SINCE =
   /^(?:\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?|\d{1,4}[hdwm])$/;
@@ -46,14 +47,14 @@ export const PackInput = z.object({
     PACK_BUDGET.default,
   ).describe("Most tokens the pack may take (cl100k_base tokens)"),
   brain,
-  scope: z.enum(["all", "global", "project", "agent"]).default("all"),
+  scope: searchScope,
 });
 
 /** memory_open_loops input. */
 export const OpenLoopsInput = z.object({
   brain,
   since: since.optional(),
-  scope: z.enum(["all", "global", "project", "agent"]).default("all"),
+  scope: searchScope,
   limit: z.number().int().min(1).max(500).default(50),
   include_closed: z.boolean().default(false).describe(
     "Also list items checked off, answered or removed since",
@@ -107,19 +108,19 @@ export type DecisionsArgs = z.infer<typeof DecisionsInput>;
 /** Parsed memory_meeting_extract input. */
 export type MeetingArgs = z.infer<typeof MeetingInput>;
 
+const HOUR_MS = 3_600_000;
+
+/** What an age's units mean for `since`: hours, days, weeks and months (of 30 days). */
+const SINCE_UNITS = { h: HOUR_MS, d: 24 * HOUR_MS, w: 24 * 7 * HOUR_MS, m: 24 * 30 * HOUR_MS };
+
 /** The instant an RFC 3339 time, date or age (`7d`) names, as an ISO string. */
 export function sinceInstant(value: string, now: Date): string {
-  const age = /^(\d{1,4})([hdwm])$/.exec(value);
-  if (age) {
-    const hours = { h: 1, d: 24, w: 24 * 7, m: 24 * 30 }[age[2] as "h" | "d" | "w" | "m"];
-    return new Date(now.getTime() - Number(age[1]) * hours * 3_600_000).toISOString();
-  }
-  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(date.getTime())) {
+  const at = ageOrTime(value, { now, units: SINCE_UNITS });
+  if (at === null) {
     throw new EngramError(
       "invalid_argument",
       `since "${value}" is not a valid time; give an RFC 3339 time, a date (2024-05-01) or an age (7d)`,
     );
   }
-  return date.toISOString();
+  return at;
 }

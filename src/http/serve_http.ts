@@ -1,6 +1,7 @@
 /** @module Listening: Deno.serve around the app, and a bounded graceful shutdown. */
 import { concealInternal } from "../core/internal_errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { settlesWithin } from "../core/settles_within.ts";
 import type { HttpApp } from "./app.ts";
 
 /** A listening HTTP server. */
@@ -44,14 +45,8 @@ async function shutdown(
   const stopped = server.shutdown();
   // GET streams only ever carry notifications; ending them now loses nothing (clients resume).
   options.app.endIdleStreams();
-  await within(stopped, options.graceMs);
+  await settlesWithin(stopped, options.graceMs);
   // What is still open after the grace period (legacy SSE streams, slow calls) is cut.
   await options.app.close();
-  await within(stopped, 1_000);
-}
-
-async function within(p: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
+  await settlesWithin(stopped, 1_000);
 }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { EngramError } from "../core/errors.ts";
 import {
   type AnswerRequest,
+  type AnswerSource,
   type ConversationMessage,
   type DecisionRequest,
   type FactCandidate,
@@ -109,13 +110,11 @@ export const MEETING_MODEL_CHARS = 60_000;
 
 /** Answers from sources, streaming through `onDelta`. */
 export async function chatAnswer(model: ChatModel, request: AnswerRequest): Promise<ModelAnswer> {
-  const passages = request.sources.map((s) => `[${s.n}] ${s.title} (${s.path})\n${s.text.trim()}`)
-    .join("\n\n");
   const result = await model.chat({
     system: request.strict ? STRICT_ANSWER_SYSTEM : ANSWER_SYSTEM,
     messages: [{
       role: "user",
-      content: `Passages:\n\n${passages}\n\nQuestion: ${request.question}`,
+      content: `${passagesText(request.sources)}\n\nQuestion: ${request.question}`,
     }],
     temperature: request.strict ? 0 : 0.2,
     signal: request.signal,
@@ -176,12 +175,10 @@ export async function chatDecisions(
   model: ChatModel,
   request: DecisionRequest,
 ): Promise<ModelDecisions> {
-  const passages = request.sources.map((s) => `[${s.n}] ${s.title} (${s.path})\n${s.text.trim()}`)
-    .join("\n\n");
   const topic = request.query ? `\n\nOnly decisions about: ${request.query}` : "";
   const reply = await model.chat({
     system: DECISIONS_SYSTEM,
-    messages: [{ role: "user", content: `Passages:\n\n${passages}${topic}` }],
+    messages: [{ role: "user", content: `${passagesText(request.sources)}${topic}` }],
     json: true,
     temperature: 0,
     signal: request.signal,
@@ -228,6 +225,13 @@ export async function chatMeeting(
     open_questions: clean(m.open_questions),
     provider: model.name,
   };
+}
+
+/** The numbered passages a model answers or reads decisions from, as the prompt gives them. */
+function passagesText(sources: AnswerSource[]): string {
+  return `Passages:\n\n${
+    sources.map((s) => `[${s.n}] ${s.title} (${s.path})\n${s.text.trim()}`).join("\n\n")
+  }`;
 }
 
 function transcript(messages: ConversationMessage[]): string {

@@ -173,31 +173,23 @@ export class ModelStack implements MemoryModel {
     );
   }
 
-  async reflect(
+  reflect(
     messages: ConversationMessage[],
     options: { signal?: AbortSignal } = {},
   ): Promise<ReflectionDraft> {
-    for (const chat of this.chats) {
-      try {
-        return await chatReflect(chat, messages, options);
-      } catch (err) {
-        if (options.signal?.aborted) throw err;
-        this.#fellThrough(chat, "reflection", err);
-      }
-    }
-    return await this.#fallback.reflect(messages, options);
+    return this.#firstChat("reflection", {
+      signal: options.signal,
+      run: (chat) => chatReflect(chat, messages, options),
+      fallback: () => this.#fallback.reflect(messages, options),
+    });
   }
 
-  async extractDecisions(request: DecisionRequest): Promise<ModelDecisions> {
-    for (const chat of this.chats) {
-      try {
-        return await chatDecisions(chat, request);
-      } catch (err) {
-        if (request.signal?.aborted) throw err;
-        this.#fellThrough(chat, "decision extraction", err);
-      }
-    }
-    return await this.#fallback.extractDecisions(request);
+  extractDecisions(request: DecisionRequest): Promise<ModelDecisions> {
+    return this.#firstChat("decision extraction", {
+      signal: request.signal,
+      run: (chat) => chatDecisions(chat, request),
+      fallback: () => this.#fallback.extractDecisions(request),
+    });
   }
 
   async extractMeeting(request: MeetingRequest): Promise<MeetingDraft> {
@@ -207,15 +199,30 @@ export class ModelStack implements MemoryModel {
       );
       return await this.#fallback.extractMeeting(request);
     }
+    return await this.#firstChat("meeting extraction", {
+      signal: request.signal,
+      run: (chat) => chatMeeting(chat, request),
+      fallback: () => this.#fallback.extractMeeting(request),
+    });
+  }
+
+  /**
+   * What the first chat model that succeeds gives for `what`; a failure falls through to the
+   * next, and past the last to the rules (`fallback`). An aborted call ends with its error.
+   */
+  async #firstChat<T>(
+    what: string,
+    o: { signal?: AbortSignal; run: (chat: ChatModel) => Promise<T>; fallback: () => Promise<T> },
+  ): Promise<T> {
     for (const chat of this.chats) {
       try {
-        return await chatMeeting(chat, request);
+        return await o.run(chat);
       } catch (err) {
-        if (request.signal?.aborted) throw err;
-        this.#fellThrough(chat, "meeting extraction", err);
+        if (o.signal?.aborted) throw err;
+        this.#fellThrough(chat, what, err);
       }
     }
-    return await this.#fallback.extractMeeting(request);
+    return await o.fallback();
   }
 
   #fellThrough(chat: ChatModel, what: string, err: unknown): void {

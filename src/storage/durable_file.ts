@@ -7,7 +7,7 @@ import { basename, dirname, join } from "node:path";
 import { EngramError } from "../core/errors.ts";
 
 /** Owner read/write only: backups and databases hold every note and token hash. */
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
 
 /** A fresh, empty, owner-only file next to `target`, named so it is obviously not the real one. */
 export function createTempBeside(target: string): string {

@@ -19,7 +19,7 @@ import { SCOPE_PREFIX } from "../core/limits.ts";
 import type { SearchQuery } from "../core/types.ts";
 
 /** BM25 column weights: title, headings, body. A title match outranks a body match. */
-export const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
+const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
 /** The most matches one search ranks (see the module comment). */
 export const RANK_CAP = 2000;
 /**

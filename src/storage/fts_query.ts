@@ -8,23 +8,18 @@
  */
 import { MAX_SEARCHED_TERMS, planQuery, type QueryTerm } from "../core/query_plan.ts";
 
-/** At most this many terms reach FTS5, which bounds query cost for pathological input. */
-export const MAX_TERMS = MAX_SEARCHED_TERMS;
-
 /** A term as an FTS5 string: `"word"`, `"two words"` or `"prefix"*`. */
 export function ftsTerm(term: QueryTerm): string {
   const quoted = `"${term.words.join(" ").replaceAll('"', '""')}"`;
   return term.kind === "prefix" ? `${quoted}*` : quoted;
 }
 
-/** Every term of `text` (function words too) as FTS5 strings, or an empty list. */
+/**
+ * Every term of `text` (function words too) as FTS5 strings, or an empty list; at most
+ * MAX_SEARCHED_TERMS, which bounds query cost for pathological input.
+ */
 export function ftsTerms(text: string): string[] {
-  return planQuery(text).terms.slice(0, MAX_TERMS).map(ftsTerm);
-}
-
-/** The word of a one-word prefix term (`"runn"*` → `runn`), else null. */
-export function prefixWord(term: string): string | null {
-  return /^"([^"\s]+)"\*$/.exec(term)?.[1] ?? null;
+  return planQuery(text).terms.slice(0, MAX_SEARCHED_TERMS).map(ftsTerm);
 }
 
 /** A prefix term widened with whole words it starts: `("runn"* OR "running")`. */

@@ -4,15 +4,13 @@
  * the window of SNIPPET_TOKENS tokens holding the most distinct terms, earliest first, as FTS5's
  * snippet() chooses it, with `…` where it cuts the text.
  */
-import type { Span } from "./term_match.ts";
+import { type Span, TOKEN, TOKEN_CHAR } from "./term_match.ts";
 
 /** Tokens in a body snippet (what `snippet(…, 24)` showed before). */
-export const SNIPPET_TOKENS = 24;
+const SNIPPET_TOKENS = 24;
 
 const MARK = "**";
 const ELLIPSIS = "…";
-const TOKEN = /[\p{L}\p{N}\p{M}]+/u;
-const TOKEN_CHAR = /[\p{L}\p{N}\p{M}]/u;
 
 /** `text` with each span wrapped in `**` (overlapping spans merged). */
 export function markSpans(text: string, spans: readonly Span[]): string {
@@ -28,12 +26,16 @@ export function markSpans(text: string, spans: readonly Span[]): string {
 /** The best window of the body with its matches marked, or null when nothing matched in it. */
 export function snippet(text: string, spans: readonly Span[]): string | null {
   if (spans.length === 0) return null;
-  if (tokenEnd(text, 0, SNIPPET_TOKENS + 1) === -1) return markSpans(text, spans);
+  // One global pattern per call: its lastIndex is the scan position, so it is never shared.
+  const tokens = new RegExp(TOKEN.source, "gu");
+  if (tokenEnd(text, { tokens, from: 0, n: SNIPPET_TOKENS + 1 }) === -1) {
+    return markSpans(text, spans);
+  }
   let best = { start: 0, end: 0, terms: -1 };
   for (const s of spans) {
     // Start a little before the match, so it has context on its left.
     const start = tokensBack(text, s.start, 2);
-    const end = tokenEnd(text, start, SNIPPET_TOKENS);
+    const end = tokenEnd(text, { tokens, from: start, n: SNIPPET_TOKENS });
     const window = { start, end: end === -1 ? text.length : end };
     const terms = new Set(
       spans.filter((x) => x.start >= window.start && x.end <= window.end)
@@ -49,12 +51,11 @@ export function snippet(text: string, spans: readonly Span[]): string | null {
 }
 
 /** The offset after the `n`th token from `from`, or -1 when the text has fewer. */
-function tokenEnd(text: string, from: number, n: number): number {
-  const re = new RegExp(TOKEN.source, "gu");
-  re.lastIndex = from;
+function tokenEnd(text: string, o: { tokens: RegExp; from: number; n: number }): number {
+  o.tokens.lastIndex = o.from;
   let end = -1;
-  for (let i = 0; i < n; i++) {
-    const m = re.exec(text);
+  for (let i = 0; i < o.n; i++) {
+    const m = o.tokens.exec(text);
     if (!m) return -1;
     end = m.index + m[0].length;
   }

@@ -1,5 +1,6 @@
 /** @module The ApprovalStore port over SQLite: `capability_pins` and `capability_sightings` (migration 8). */
 import type {
+  ApprovalKey,
   ApprovalStore,
   ApprovedKind,
   CapabilityApproval,
@@ -43,32 +44,28 @@ export class SqliteApprovalStore implements ApprovalStore {
     });
   }
 
-  findApproval(
-    server: string,
-    kind: ApprovedKind,
-    name: string,
-  ): Promise<CapabilityApproval | null> {
-    return this.#conn.read(() => findPin(this.#conn.cached, server, kind, name));
+  findApproval(key: ApprovalKey): Promise<CapabilityApproval | null> {
+    return this.#conn.read(() => findPin(this.#conn, key));
   }
 
   putApproval(a: CapabilityApproval): Promise<CapabilityApproval> {
     return this.#conn.write(() => {
-      insertPin(this.#conn.cached, a);
-      return findPin(this.#conn.cached, a.server, a.kind, a.name)!;
+      insertPin(this.#conn, a);
+      return findPin(this.#conn, a)!;
     });
   }
 
   replaceApprovals(approvals: readonly CapabilityApproval[]): Promise<void> {
     return this.#conn.write(() => {
       this.#conn.prepare("DELETE FROM capability_pins").run();
-      for (const a of approvals) insertPin(this.#conn.cached, a);
+      for (const a of approvals) insertPin(this.#conn, a);
     });
   }
 
-  deleteApproval(server: string, kind: ApprovedKind, name: string): Promise<boolean> {
+  deleteApproval(key: ApprovalKey): Promise<boolean> {
     return this.#conn.write(() =>
       this.#conn.prepare("DELETE FROM capability_pins WHERE server = ? AND kind = ? AND name = ?")
-        .run(server, kind, name).changes > 0
+        .run(key.server, key.kind, key.name).changes > 0
     );
   }
 
@@ -134,15 +131,10 @@ function insertPin(db: Prepares, a: CapabilityApproval): void {
   );
 }
 
-function findPin(
-  db: Prepares,
-  server: string,
-  kind: ApprovedKind,
-  name: string,
-): CapabilityApproval | null {
+function findPin(db: Prepares, key: ApprovalKey): CapabilityApproval | null {
   const row = db.prepare(
     "SELECT * FROM capability_pins WHERE server = ? AND kind = ? AND name = ?",
-  ).get(server, kind, name) as PinRow | undefined;
+  ).get(key.server, key.kind, key.name) as PinRow | undefined;
   return row ? toApproval(row) : null;
 }
 

@@ -35,6 +35,7 @@ export class SqliteBrainStore implements BrainStore {
     input: { id: string; slug: string; name: string; visibility: Visibility },
   ): Promise<Brain> {
     return this.#conn.write(() => {
+      this.#conn.invalidates();
       const now = this.#conn.now().toISOString();
       const inserted = this.#conn.prepare(
         "INSERT INTO brains (id, slug, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING",
@@ -50,16 +51,17 @@ export class SqliteBrainStore implements BrainStore {
   }
 
   deleteBrain(brainId: string, options: { at: string }): Promise<BrainDeletion> {
-    return this.#conn.write(() => deleteBrainRows(this.#conn.cached, brainId, options.at));
+    return this.#conn.write(() => {
+      this.#conn.invalidates();
+      return deleteBrainRows(this.#conn, brainId, options.at);
+    });
   }
 
   renameBrain(brainId: string, change: { name?: string; slug?: string }): Promise<Brain> {
-    return this.#conn.write(() =>
-      renameBrainRow(this.#conn.cached, brainId, {
-        ...change,
-        at: this.#conn.now().toISOString(),
-      })
-    );
+    return this.#conn.write(() => {
+      this.#conn.invalidates();
+      return renameBrainRow(this.#conn, brainId, { ...change, at: this.#conn.now().toISOString() });
+    });
   }
 
   #all(): Brain[] {

@@ -1,7 +1,8 @@
 /**
  * @module One node:sqlite connection as every SQLite port uses it: cached statements, reads and
  * writes with SQLite's errors translated, the unit of work, and the stamp the read caches are
- * checked against — moved in one place, when a write transaction commits.
+ * checked against — moved in one place, when a write transaction that changed what they hold
+ * commits.
  *
  * node:sqlite is synchronous and the connection is shared by every caller of this process, so a
  * unit of work, which spans awaits, would otherwise take in whatever other callers ran meanwhile.
@@ -43,25 +44,25 @@ export interface ConnectionOptions {
 }
 
 /** A connection with the storage's transaction rules. */
-export class SqliteConnection implements UnitOfWork {
+export class SqliteConnection implements UnitOfWork, Prepares {
   readonly #db: DatabaseSync;
   /** Prepared once per connection: preparing costs more than running most of these statements. */
   readonly #statements = new Map<string, StatementSync>();
   readonly #context = new AsyncLocalStorage<OpenUnit>();
   readonly #logger: Logger;
   #open: OpenUnit | null = null;
-  /** What the read caches were computed from; moves when a write transaction commits. */
-  readonly stamp: DatabaseStamp;
+  /** What the read caches were computed from; moves when an invalidating write commits. */
+  readonly #stamp: DatabaseStamp;
+  /** Whether the write transaction in progress changed what the read caches hold. */
+  #invalidating = false;
   /** The clock stored times come from. */
   readonly now: () => Date;
-  /** The statement cache, for the query functions that take a `Prepares`. */
-  readonly cached: Prepares = { prepare: (sql: string) => this.prepare(sql) };
 
   constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
     this.now = options.now ?? (() => new Date());
     this.#logger = options.logger ?? silentLogger;
-    this.stamp = new DatabaseStamp(() =>
+    this.#stamp = new DatabaseStamp(() =>
       (this.prepare("PRAGMA data_version").get() as { data_version: number }).data_version
     );
   }
@@ -71,7 +72,10 @@ export class SqliteConnection implements UnitOfWork {
     return this.#db;
   }
 
-  /** A cached prepared statement. */
+  /**
+   * A cached prepared statement. The connection is itself a `Prepares`: the query functions take
+   * it and share its statement cache.
+   */
   prepare(sql: string): StatementSync {
     let stmt = this.#statements.get(sql);
     if (!stmt) {
@@ -158,13 +162,23 @@ export class SqliteConnection implements UnitOfWork {
   }
 
   /**
+   * Marks the write transaction in progress as changing what the read caches hold (documents and
+   * their chunks, brains, token rows): its commit moves the stamp, which empties them. Writes to
+   * tables no cache reads (jobs, sessions, locks, vectors, upstreams, approvals) leave the caches
+   * in place. Call inside `write`.
+   */
+  invalidates(): void {
+    this.#invalidating = true;
+  }
+
+  /**
    * `read()` answered from `cache` while the stamp is unchanged. Inside a transaction a read may
    * see writes that are later rolled back, so it is neither cached nor answered from the cache. A
    * null read is not cached. Call from inside `read`.
    */
   throughCache<K, V>(cache: ReadCache<K, V>, key: K, read: () => V | null): V | null {
     if (this.#db.isTransaction) return read();
-    const stamp = this.stamp.current();
+    const stamp = this.#stamp.current();
     const hit = cache.get(key, stamp);
     if (hit !== undefined) return hit;
     const value = read();
@@ -207,15 +221,18 @@ export class SqliteConnection implements UnitOfWork {
   }
 
   /**
-   * Ends a write transaction. The one place the read caches are invalidated: SQLite's
-   * `data_version` moves for other connections' commits, never for this one's own.
+   * Ends a write transaction. The one place the read caches are invalidated, when the transaction
+   * marked itself as invalidating: SQLite's `data_version` moves for other connections' commits,
+   * never for this one's own.
    */
   #commit(): void {
     this.#db.exec("COMMIT");
-    this.stamp.bump();
+    if (this.#invalidating) this.#stamp.bump();
+    this.#invalidating = false;
   }
 
   #rollback(): void {
+    this.#invalidating = false;
     try {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
     } catch {

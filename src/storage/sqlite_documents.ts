@@ -40,17 +40,16 @@ export class SqliteDocumentStore implements DocumentStore {
 
   writeVersion(write: VersionWrite): Promise<DocumentRecord> {
     return this.#conn.write(() => {
+      this.#conn.invalidates();
       const d = write.document;
-      const owner = this.#conn.prepare("SELECT brain_id FROM documents WHERE id = ?").get(d.id) as
-        | { brain_id: string }
-        | undefined;
-      if (owner && owner.brain_id !== d.brain_id) {
+      const current = this.#conn.prepare("SELECT brain_id, version FROM documents WHERE id = ?")
+        .get(d.id) as { brain_id: string; version: number } | undefined;
+      if (current && current.brain_id !== d.brain_id) {
         throw new EngramError(
           "conflict",
           `document id ${d.id} belongs to another brain; write it without an id to create a new document`,
         );
       }
-      const current = this.#findRow(d.brain_id, { id: d.id });
       const have = current?.version;
       if (have !== write.expectedVersion) {
         throw new EngramError(
@@ -112,14 +111,15 @@ export class SqliteDocumentStore implements DocumentStore {
         d.updated_at,
       );
       const target = { id: d.id, brainId: d.brain_id, title: d.title };
-      writeIndex(this.#conn.cached, target, write);
-      writeTags(this.#conn.cached, target, tagsOf(d.metadata));
+      writeIndex(this.#conn, target, write);
+      writeTags(this.#conn, target, tagsOf(d.metadata));
       return { ...d, version, deleted_at: null };
     });
   }
 
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord> {
     return this.#conn.write(() => {
+      this.#conn.invalidates();
       const changed = this.#conn.prepare(
         "UPDATE documents SET deleted_at = ?, updated_at = ? WHERE id = ? AND brain_id = ? AND deleted_at IS NULL",
       ).run(at, at, documentId, brainId);
@@ -140,14 +140,14 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   listDocuments(brainId: string, options: { prefix: string }): Promise<DocumentRecord[]> {
-    return this.#conn.read(() => listDocuments(this.#conn.cached, brainId, options.prefix));
+    return this.#conn.read(() => listDocuments(this.#conn, brainId, options.prefix));
   }
 
   documentPage(
     brainId: string,
     options: { prefix: string; after?: string; limit: number },
   ): Promise<DocumentRecord[]> {
-    return this.#conn.read(() => documentPage(this.#conn.cached, brainId, options));
+    return this.#conn.read(() => documentPage(this.#conn, brainId, options));
   }
 
   async *liveDocuments(brainId: string): AsyncIterable<DocumentWithContent> {
@@ -163,11 +163,11 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   timeline(brainId: string, options: { limit: number; since?: string }): Promise<TimelineEntry[]> {
-    return this.#conn.read(() => timeline(this.#conn.cached, brainId, options));
+    return this.#conn.read(() => timeline(this.#conn, brainId, options));
   }
 
   stats(brainId: string): Promise<BrainStats> {
-    return this.#conn.read(() => brainStats(this.#conn.cached, brainId));
+    return this.#conn.read(() => brainStats(this.#conn, brainId));
   }
 
   #read(brainId: string, ref: DocumentRef, version?: number): DocumentWithContent | null {

@@ -29,7 +29,7 @@ export class SqliteJobQueue implements JobQueue {
       this.#conn.prepare(
         "INSERT INTO jobs (id, kind, brain_id, status, payload, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, ?)",
       ).run(job.id, job.kind, job.brain_id, JSON.stringify(job.payload), now, now);
-      return getJob(this.#conn.cached, job.id)!;
+      return getJob(this.#conn, job.id)!;
     });
   }
 
@@ -49,7 +49,7 @@ export class SqliteJobQueue implements JobQueue {
       this.#conn.prepare(
         "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, run_after = NULL, updated_at = ? WHERE id = ?",
       ).run(new Date(now.getTime() + leaseMs).toISOString(), now.toISOString(), row.id);
-      return getJob(this.#conn.cached, row.id);
+      return getJob(this.#conn, row.id);
     });
   }
 
@@ -120,7 +120,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   getJob(id: string): Promise<JobRecord | null> {
-    return this.#conn.read(() => getJob(this.#conn.cached, id));
+    return this.#conn.read(() => getJob(this.#conn, id));
   }
 
   #now(): string {

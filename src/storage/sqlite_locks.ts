@@ -17,18 +17,18 @@ export class SqliteLockStore implements LockStore {
 
   acquireLock(name: string, holder: string, ttlMs: number): Promise<LockHolder | null> {
     return this.#conn.write(() =>
-      acquireLock(this.#conn.cached, { name, holder, ttlMs, now: this.#conn.now() })
+      acquireLock(this.#conn, { name, holder, ttlMs, now: this.#conn.now() })
     );
   }
 
   renewLock(name: string, holder: string, ttlMs: number): Promise<void> {
     return this.#conn.write(() =>
-      renewLock(this.#conn.cached, { name, holder, ttlMs, now: this.#conn.now() })
+      renewLock(this.#conn, { name, holder, ttlMs, now: this.#conn.now() })
     );
   }
 
   releaseLock(name: string, holder: string): Promise<void> {
-    return this.#conn.write(() => releaseLock(this.#conn.cached, name, holder));
+    return this.#conn.write(() => releaseLock(this.#conn, name, holder));
   }
 }
 

@@ -35,7 +35,7 @@ export class SqliteSearchIndex implements SearchIndex {
   async search(query: SearchQuery): Promise<SearchHit[]> {
     const { searchChunks } = await (this.#ranking ??= import("./chunk_search.ts"));
     return await this.#conn.read(() => {
-      const search = () => searchChunks(this.#conn.cached, query);
+      const search = () => searchChunks(this.#conn, query);
       if (!this.#searches.enabled) return search();
       return this.#conn.throughCache(this.#searches, query, search)!;
     });
@@ -43,12 +43,13 @@ export class SqliteSearchIndex implements SearchIndex {
 
   replaceIndex(documentId: string, chunks: ChunkInput[], links: LinkInput[]): Promise<void> {
     return this.#conn.write(() => {
+      this.#conn.invalidates();
       // A forgotten document has no index: re-chunking must never bring it back into search.
       const row = this.#conn.prepare(
         "SELECT brain_id, title FROM documents WHERE id = ? AND deleted_at IS NULL",
       ).get(documentId) as { brain_id: string; title: string } | undefined;
       if (!row) return;
-      writeIndex(this.#conn.cached, { id: documentId, brainId: row.brain_id, title: row.title }, {
+      writeIndex(this.#conn, { id: documentId, brainId: row.brain_id, title: row.title }, {
         chunks,
         links,
       });
@@ -63,10 +64,10 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   backlinks(brainId: string, target: DocumentRecord): Promise<Backlink[]> {
-    return this.#conn.read(() => backlinks(this.#conn.cached, brainId, target));
+    return this.#conn.read(() => backlinks(this.#conn, brainId, target));
   }
 
   tags(brainId: string): Promise<TagCount[]> {
-    return this.#conn.read(() => tagCounts(this.#conn.cached, brainId));
+    return this.#conn.read(() => tagCounts(this.#conn, brainId));
   }
 }

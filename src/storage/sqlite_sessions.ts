@@ -14,33 +14,33 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   createSession(session: SessionRecord): Promise<SessionRecord> {
-    return this.#conn.write(() => createSession(this.#conn.cached, session));
+    return this.#conn.write(() => createSession(this.#conn, session));
   }
 
   getSession(id: string): Promise<SessionRecord | null> {
-    return this.#conn.read(() => getSession(this.#conn.cached, id));
+    return this.#conn.read(() => getSession(this.#conn, id));
   }
 
   updateSession(
     id: string,
     patch: { ended_at?: string; metadata?: Record<string, unknown> },
   ): Promise<SessionRecord> {
-    return this.#conn.write(() => updateSession(this.#conn.cached, id, patch));
+    return this.#conn.write(() => updateSession(this.#conn, id, patch));
   }
 
   appendMessages(sessionId: string, messages: NewMessage[]): Promise<StoredMessage[]> {
-    return this.#conn.write(() => appendMessages(this.#conn.cached, sessionId, messages));
+    return this.#conn.write(() => appendMessages(this.#conn, sessionId, messages));
   }
 
   listMessages(
     sessionId: string,
     options?: { afterSeq?: number; last?: number },
   ): Promise<StoredMessage[]> {
-    return this.#conn.read(() => listMessages(this.#conn.cached, sessionId, options));
+    return this.#conn.read(() => listMessages(this.#conn, sessionId, options));
   }
 
   messageCount(sessionId: string): Promise<number> {
-    return this.#conn.read(() => messageCount(this.#conn.cached, sessionId));
+    return this.#conn.read(() => messageCount(this.#conn, sessionId));
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "../core/logger.ts";
 import type { Storage, StorageContents, StorageHealth } from "../core/ports/storage.ts";
+import type { UnitOfWork } from "../core/ports/unit_of_work.ts";
 import { openDatabase, type OpenOptions } from "./database.ts";
 import { summarizeDatabase } from "./database_summary.ts";
 import { SqliteApprovalStore } from "./sqlite_approvals.ts";
@@ -47,7 +48,7 @@ export class SqliteStorage implements Storage {
   readonly audit: SqliteAuditLog;
   /** Traces share the audit log's batched writer. */
   readonly traces: SqliteAuditLog;
-  readonly units: SqliteConnection;
+  readonly units: UnitOfWork;
   readonly health: StorageHealth;
 
   /** The ports over `conn`. */

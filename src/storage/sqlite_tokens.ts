@@ -18,27 +18,36 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   insertToken(token: StoredToken): Promise<void> {
-    return this.#conn.write(() => insertToken(this.#conn.cached, token));
+    return this.#conn.write(() => {
+      this.#conn.invalidates();
+      insertToken(this.#conn, token);
+    });
   }
 
   listTokens(): Promise<TokenRecord[]> {
-    return this.#conn.read(() => listTokens(this.#conn.cached));
+    return this.#conn.read(() => listTokens(this.#conn));
   }
 
   findTokenByHash(hash: string): Promise<StoredToken | null> {
     return this.#conn.read(() =>
-      this.#conn.throughCache(this.#byHash, hash, () => findTokenByHash(this.#conn.cached, hash))
+      this.#conn.throughCache(this.#byHash, hash, () => findTokenByHash(this.#conn, hash))
     );
   }
 
   revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null> {
-    return this.#conn.write(() => revokeToken(this.#conn.cached, id, at));
+    return this.#conn.write(() => {
+      this.#conn.invalidates();
+      return revokeToken(this.#conn, id, at);
+    });
   }
 
   touchToken(id: string, at: string, options: { olderThan: string }): Promise<void> {
-    return this.#conn.write(() =>
-      touchToken(this.#conn.cached, id, { at, olderThan: options.olderThan })
-    );
+    return this.#conn.write(() => {
+      // Touching changes no cached search or brain; only the cached row, whose old last_used_at
+      // would make the next verify touch again.
+      this.#byHash.clear();
+      touchToken(this.#conn, id, { at, olderThan: options.olderThan });
+    });
   }
 }
 

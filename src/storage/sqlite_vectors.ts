@@ -20,22 +20,22 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   chunksOf(documentId: string): Promise<{ id: string; text: string }[]> {
-    return this.#conn.read(() => chunksOf(this.#conn.cached, documentId));
+    return this.#conn.read(() => chunksOf(this.#conn, documentId));
   }
 
   chunksWithoutVectors(
     brainId: string,
     options: { model: string; limit: number },
   ): Promise<{ id: string; text: string }[]> {
-    return this.#conn.read(() => chunksWithoutVectors(this.#conn.cached, brainId, options));
+    return this.#conn.read(() => chunksWithoutVectors(this.#conn, brainId, options));
   }
 
   putVectors(model: string, rows: { chunk_id: string; vector: Float32Array }[]): Promise<void> {
-    return this.#conn.write(() => putVectors(this.#conn.cached, model, rows));
+    return this.#conn.write(() => putVectors(this.#conn, model, rows));
   }
 
   vectorSearch(query: VectorQuery): Promise<SearchHit[]> {
-    return this.#conn.read(() => vectorSearch(this.#conn.cached, query));
+    return this.#conn.read(() => vectorSearch(this.#conn, query));
   }
 }
 

@@ -26,8 +26,11 @@ export interface Span {
   end: number;
 }
 
-const TOKEN_CHAR = /[\p{L}\p{N}\p{M}]/u;
-const TOKEN_AT_START = /^[\p{L}\p{N}\p{M}]+/u;
+/** A character of a token (unicode61: letters, digits and combining marks). */
+export const TOKEN_CHAR = /[\p{L}\p{N}\p{M}]/u;
+/** A token, as the index's tokenizer cuts text. */
+export const TOKEN = /[\p{L}\p{N}\p{M}]+/u;
+const TOKEN_AT_START = new RegExp(`^${TOKEN.source}`, "u");
 const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** The longest token looked at from one place (longer runs are cut, which only misses a match). */
 const MAX_TOKEN = 128;
@@ -39,7 +42,7 @@ export function fold(token: string): string {
 }
 
 /** The index form of a word: folded, then Porter-stemmed. */
-export function stemOf(word: string): string {
+function stemOf(word: string): string {
   return stemmer(fold(word));
 }
 
@@ -57,13 +60,13 @@ export function termPattern(term: QueryTerm, widened: string[] = []): TermPatter
 /** Whether each pattern occurs in `text`. */
 export function termsIn(text: string, patterns: TermPattern[]): boolean[] {
   const folded = foldInPlace(text);
-  return patterns.map((p, term) => scan(folded, p, term, true).length > 0);
+  return patterns.map((p, term) => scan(folded, p, { term, first: true }).length > 0);
 }
 
 /** Every match of the patterns in `text`, in text order; a phrase spans all its words. */
 export function findTerms(text: string, patterns: TermPattern[]): Span[] {
   const folded = foldInPlace(text);
-  return patterns.flatMap((p, term) => scan(folded, p, term, false))
+  return patterns.flatMap((p, term) => scan(folded, p, { term, first: false }))
     .sort((a, b) => a.start - b.start);
 }
 
@@ -89,11 +92,12 @@ function foldInPlace(text: string): string {
 }
 
 /**
- * The matches of one pattern in folded text. Each place where its first word's stem (but its
- * last letter, which stemming may change: happy → happi) starts a token is a candidate, found by
- * a native substring search; only the words there are stemmed.
+ * The matches of one pattern (query term `o.term`) in folded text, or only the first with
+ * `o.first`. Each place where its first word's stem (but its last letter, which stemming may
+ * change: happy → happi) starts a token is a candidate, found by a native substring search; only
+ * the words there are stemmed.
  */
-function scan(folded: string, p: TermPattern, term: number, first: boolean): Span[] {
+function scan(folded: string, p: TermPattern, o: { term: number; first: boolean }): Span[] {
   const needle = p.prefix ? p.prefix.text : p.stems[0].slice(0, Math.max(1, p.stems[0].length - 1));
   const spans: Span[] = [];
   if (needle === "") return spans;
@@ -116,8 +120,8 @@ function scan(folded: string, p: TermPattern, term: number, first: boolean): Spa
       while (end < folded.length && !TOKEN_CHAR.test(folded[end])) end++;
     }
     if (words < length) continue;
-    spans.push({ term, start: at, end: tokenEnd });
-    if (first) break;
+    spans.push({ term: o.term, start: at, end: tokenEnd });
+    if (o.first) break;
     at = tokenEnd - 1;
   }
   return spans;

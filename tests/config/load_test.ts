@@ -366,6 +366,24 @@ Deno.test("interpolation: a missing variable is an error naming the key path, li
   );
 });
 
+Deno.test("interpolation: of several missing variables in one value, the first is named, exactly", async () => {
+  await using dir = await tempDir();
+  const file = await writeText(
+    dir.path,
+    "c.yaml",
+    "default_brain: $${LITERAL}-${SET}-${FIRST_MISSING}-${SECOND_MISSING}\n",
+  );
+  assert.throws(() => load(dir.path, { config: file }, { SET: "x" }), (err: unknown) => {
+    assert.ok(err instanceof EngramError);
+    assert.equal(err.code, "invalid_argument");
+    assert.equal(
+      err.message,
+      `config ${file}:1 key default_brain: \${FIRST_MISSING} is not set in the environment; export FIRST_MISSING or remove the reference`,
+    );
+    return true;
+  });
+});
+
 Deno.test("interpolation: variables come from the given environment, not the process", async () => {
   await using dir = await tempDir();
   const file = await writeText(dir.path, "c.yaml", "default_brain: ${PATH}\n");

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { CHUNK_WORDS, chunkMarkdown, OVERLAP_WORDS } from "../../src/core/markdown/chunker.ts";
+import { headingSections } from "../../src/core/markdown/structure.ts";
 
 /** `n` distinct words: w0 w1 w2 … */
 function words(n: number, from = 0): string {
@@ -150,4 +151,32 @@ Deno.test("chunker: blank content yields no chunks", () => {
 Deno.test("chunker: closing #s and `#hashtag` lines are handled like markdown", () => {
   const chunks = chunkMarkdown("## Title ##\n#hashtag is text\n");
   assert.deepEqual(chunks.map((c) => [c.heading_path, c.body]), [[["Title"], "#hashtag is text"]]);
+});
+
+Deno.test("heading sections: front matter skipped, nested paths, fenced headings ignored, empty ones kept", () => {
+  const md = [
+    "---",
+    "title: x",
+    "---",
+    "Intro.",
+    "# A",
+    "## B",
+    "Under B.",
+    "```",
+    "# not a heading",
+    "```",
+    "# C",
+    "",
+  ].join("\n");
+  const sections = headingSections(md).map((s) => ({
+    path: s.path,
+    text: md.slice(s.start, s.end),
+  }));
+  assert.deepEqual(sections, [
+    { path: [], text: "Intro.\n" },
+    { path: ["A"], text: "" },
+    { path: ["A", "B"], text: "Under B.\n```\n# not a heading\n```\n" },
+    { path: ["C"], text: "" },
+  ]);
+  assert.deepEqual(headingSections("plain"), [{ path: [], start: 0, end: 5 }]);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { citeAnswer } from "../../src/core/citations.ts";
+import { bestQuote, citeAnswer } from "../../src/core/citations.ts";
 import type { AnswerSource } from "../../src/core/ports/language_model.ts";
 import { fuseRanks } from "../../src/core/rrf.ts";
 
@@ -75,4 +75,13 @@ Deno.test("rrf: fused by rank, both lists count, ties keep first-list order", ()
   assert.deepEqual(fused[0].ranks, { q: 3, s: 1 });
   const tie = fuseRanks([{ name: "q", items: ["x"] }, { name: "s", items: ["y"] }], (v) => v);
   assert.deepEqual(tie.map((f) => f.item), ["x", "y"]);
+});
+
+Deno.test("bestQuote: the sentence sharing most words; a text without sentences gives its start", () => {
+  const text = "Lunch is at noon. Production deploys run every Tuesday.";
+  assert.equal(bestQuote("when do deploys run", text), "Production deploys run every Tuesday.");
+  // Code alone holds no sentence: the quote is the text's start, 512 characters unless told.
+  const code = "```\n" + "x".repeat(1000) + "\n```";
+  assert.equal(bestQuote("anything", code), code.slice(0, 512));
+  assert.equal(bestQuote("anything", code, { fallbackChars: 300 }), code.slice(0, 300));
 });

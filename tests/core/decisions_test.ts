@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { decisions } from "../../src/core/decisions.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { DecisionsInput } from "../../src/core/synthesis_schemas.ts";
+import { OpenAiProvider } from "../../src/providers/openai.ts";
 import { ModelStack } from "../../src/providers/stack.ts";
+import { startLlmServer } from "../fixtures/llm_server.ts";
 import { ADMIN, openService, tempDir } from "../helpers.ts";
 
 const rules = new ModelStack([], { logger: silentLogger });
@@ -68,4 +70,83 @@ Deno.test("decisions by rule: every document, cited by the chunk that holds each
   );
   const later = await decisions(deps, ADMIN, args({ since: "2999-01-01" }));
   assert.deepEqual(later.decisions, []);
+});
+
+Deno.test("decisions by rule: cited by the very chunk holding the quote, among many like it", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  // Sections that hold the decision's words more often than the decision itself: a search for
+  // the quote ranks them first, so only reading the document's chunks finds the right one.
+  const decoy = "Was it decided that the importer flag ships behind? " +
+    "The importer flag ships behind schedule.";
+  const sections = Array.from({ length: 14 }, (_, i) => `## Part ${i + 1}\n${decoy}\n`);
+  const doc = await s.service.remember(ADMIN, {
+    path: "/memory/project/importer.md",
+    content: `# Importer\n\n${sections.join("\n")}\n## Outcome\n` +
+      "Decided: the importer ships behind a flag.\n",
+  });
+  const found = await decisions({ service: s.service, model: rules }, ADMIN, args());
+  assert.deepEqual(found.decisions.map((d) => d.statement), [
+    "the importer ships behind a flag.",
+  ]);
+  const [d] = found.decisions;
+  const brain = await s.service.brain(ADMIN);
+  const chunks = await s.service.chunksOf(brain, doc.id);
+  assert.ok(chunks.length > 10, "more chunks hold the words than a citing search returns");
+  const cited = chunks.find((c) => c.id === d.citation.chunk_id);
+  assert.ok(cited, "cited by a chunk of the document");
+  assert.ok(
+    cited.text.includes(d.citation.quote),
+    `the cited chunk holds the quote: ${cited.text}`,
+  );
+  assert.deepEqual(
+    await s.service.chunksOf(
+      await s.service.createBrain({ name: "Other", visibility: "private" }),
+      doc.id,
+    ),
+    [],
+    "another brain's document has no chunks there",
+  );
+});
+
+Deno.test("decisions: a statement repeating an earlier one is dropped; wordless ones are kept", async () => {
+  await using dir = await tempDir();
+  await using llm = await startLlmServer();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    path: "/memory/project/sync.md",
+    content: "# Sync\n\nAgreed: the upgrade to Postgres 16 happens on Sunday.\n",
+  });
+  const model = new OpenAiProvider({
+    name: "fake-openai",
+    baseUrl: llm.openaiBaseUrl,
+    model: "gpt-test",
+    apiKey: "sk-test",
+    maxRetries: 0,
+    retryBaseMs: 1,
+  });
+  const decision = (statement: string) => ({ statement, source: 1, quote: "" });
+  llm.enqueue({
+    text: JSON.stringify({
+      decisions: [
+        decision("The upgrade to Postgres 16 happens on Sunday."),
+        decision("Postgres 16 upgrade on Sunday."),
+        decision("Yes."),
+        decision("Yes."),
+        decision("Backups move to the new bucket."),
+      ],
+    }),
+  });
+  const found = await decisions(
+    { service: s.service, model: new ModelStack([model], { logger: silentLogger }) },
+    ADMIN,
+    args({ query: "postgres" }),
+  );
+  assert.equal(found.provider, "fake-openai");
+  assert.deepEqual(found.decisions.map((d) => d.statement), [
+    "The upgrade to Postgres 16 happens on Sunday.",
+    "Yes.",
+    "Yes.",
+    "Backups move to the new bucket.",
+  ]);
 });

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  ftsExpression,
-  ftsTerms,
-  MAX_TERMS,
-  prefixWord,
-  withWords,
-} from "../../src/storage/fts_query.ts";
+import { MAX_SEARCHED_TERMS } from "../../src/core/query_plan.ts";
+import { ftsExpression, ftsTerms, withWords } from "../../src/storage/fts_query.ts";
 import { ADMIN, openService, tempDir } from "../helpers.ts";
 
 Deno.test("ftsTerms: every word becomes a double-quoted FTS5 string", () => {
@@ -51,12 +46,12 @@ Deno.test("ftsTerms: letters of any script and combining marks are words; symbol
   assert.deepEqual(ftsTerms("a\0b"), ['"a b"']);
 });
 
-Deno.test("ftsTerms: at most MAX_TERMS terms are kept", () => {
+Deno.test("ftsTerms: at most MAX_SEARCHED_TERMS terms are kept", () => {
   const many = Array.from({ length: 100 }, (_, i) => `w${i}`).join(" ");
   const terms = ftsTerms(many);
-  assert.equal(terms.length, MAX_TERMS);
+  assert.equal(terms.length, MAX_SEARCHED_TERMS);
   assert.equal(terms[0], '"w0"');
-  assert.equal(terms.at(-1), `"w${MAX_TERMS - 1}"`);
+  assert.equal(terms.at(-1), `"w${MAX_SEARCHED_TERMS - 1}"`);
 });
 
 Deno.test("ftsExpression: all terms with AND, any term with OR, null when empty", () => {
@@ -65,10 +60,7 @@ Deno.test("ftsExpression: all terms with AND, any term with OR, null when empty"
   assert.equal(ftsExpression([], "and"), null);
 });
 
-Deno.test("prefixWord and withWords: a prefix term is widened with whole words", () => {
-  assert.equal(prefixWord('"runn"*'), "runn");
-  assert.equal(prefixWord('"runn"'), null);
-  assert.equal(prefixWord('"two words"*'), null);
+Deno.test("withWords: a prefix term is widened with whole words", () => {
   assert.equal(withWords('"runn"*', []), '"runn"*');
   assert.equal(withWords('"runn"*', ["running", "runner"]), '("runn"* OR "running" OR "runner")');
   assert.equal(withWords('"a"*', ['a"b']), '("a"* OR "a""b")', "quotes are escaped");

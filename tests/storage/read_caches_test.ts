@@ -194,3 +194,114 @@ Deno.test("read caches: a brain read inside a rolled-back batch does not linger"
   assert.equal(await s.storage.brains.findBrain("phantom"), null);
   assert.deepEqual((await s.storage.brains.listBrains()).map((b) => b.slug), ["default"]);
 });
+
+Deno.test("read caches: writes no cache reads (sessions, jobs, locks, vectors, upstreams) leave them in place", async () => {
+  await using s = await openStore();
+  const doc = await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  await s.storage.tokens.insertToken({
+    id: "tok_1",
+    client_id: "ci",
+    tier: "read",
+    brains: "*",
+    tools: null,
+    token_hash: "hash_1",
+    prefix: "egt_abcd",
+    created_at: "2030-01-01T00:00:00.000Z",
+    last_used_at: null,
+    revoked_at: null,
+  });
+  const hits = await s.storage.search.search(query(s.brain.id, "heron"));
+  const [brain] = await s.storage.brains.listBrains();
+  const token = await s.storage.tokens.findTokenByHash("hash_1");
+  const at = new Date().toISOString();
+
+  await s.storage.sessions.createSession({
+    id: "ses_1",
+    brain_id: s.brain.id,
+    client_id: null,
+    actor_id: null,
+    started_at: at,
+    ended_at: null,
+    metadata: {},
+  });
+  await s.storage.sessions.appendMessages("ses_1", [
+    { id: "msg_1", role: "user", content: "a heron", created_at: at, metadata: {} },
+  ]);
+  await s.storage.units.withTransaction(() =>
+    s.storage.sessions.updateSession("ses_1", { ended_at: at })
+  );
+  await s.storage.jobs.enqueueJob({ id: "job_1", kind: "k", brain_id: s.brain.id, payload: {} });
+  assert.equal((await s.storage.jobs.claimJob(60_000))?.id, "job_1");
+  await s.storage.jobs.renewJob("job_1", 60_000);
+  await s.storage.jobs.completeJob("job_1", {});
+  assert.equal(await s.storage.locks.acquireLock("consolidate", "me", 60_000), null, "taken");
+  await s.storage.locks.releaseLock("consolidate", "me");
+  const [chunk] = await s.storage.vectors.chunksOf(doc.id);
+  await s.storage.vectors.putVectors("m", [{ chunk_id: chunk.id, vector: new Float32Array([1]) }]);
+  await s.storage.upstreams.recordUpstreamStatus("files", { status: "ok", error: null, at });
+
+  const again = await s.storage.search.search(query(s.brain.id, "heron"));
+  assert.equal(again[0].metadata, hits[0].metadata, "the search is still answered from the cache");
+  assert.equal((await s.storage.brains.listBrains())[0], brain, "so is the brain list");
+  assert.equal(await s.storage.tokens.findTokenByHash("hash_1"), token, "and the token row");
+
+  // Recording a token's use refreshes that row alone.
+  await s.storage.tokens.touchToken("tok_1", at, { olderThan: at });
+  assert.equal((await s.storage.tokens.findTokenByHash("hash_1"))?.last_used_at, at);
+  const touched = await s.storage.search.search(query(s.brain.id, "heron"));
+  assert.equal(touched[0].metadata, hits[0].metadata, "a touch leaves the search cache alone");
+  assert.equal((await s.storage.brains.listBrains())[0], brain);
+
+  // A document write, even one the search does not find, empties every cache.
+  await writeDoc(s.storage, s.brain.id, "/b.md", ["now about otters"]);
+  const after = await s.storage.search.search(query(s.brain.id, "heron"));
+  assert.deepEqual(after, hits);
+  assert.notEqual(after[0].metadata, hits[0].metadata, "recomputed after the document write");
+  assert.notEqual((await s.storage.brains.listBrains())[0], brain);
+});
+
+Deno.test("read caches: a unit of work that writes a document empties them at its commit", async () => {
+  await using s = await openStore();
+  await writeDoc(s.storage, s.brain.id, "/a.md", ["the heron nests by the river"]);
+  const hits = await s.storage.search.search(query(s.brain.id, "heron"));
+  await s.storage.units.withTransaction(async () => {
+    await s.storage.jobs.enqueueJob({ id: "job_1", kind: "k", brain_id: s.brain.id, payload: {} });
+    await writeDoc(s.storage, s.brain.id, "/b.md", ["a heron in the batch"]);
+  });
+  assert.deepEqual(paths(await s.storage.search.search(query(s.brain.id, "heron"))).sort(), [
+    "/a.md",
+    "/b.md",
+  ]);
+  const [chunk] = await s.storage.vectors.chunksOf(hits[0].document_id);
+  await s.storage.units.withTransaction(() =>
+    s.storage.vectors.putVectors("m", [{ chunk_id: chunk.id, vector: new Float32Array([1]) }])
+  );
+  const first = await s.storage.search.search(query(s.brain.id, "heron"));
+  await s.storage.units.withTransaction(() =>
+    s.storage.search.replaceIndex(hits[0].document_id, [{
+      ordinal: 0,
+      heading_path: [],
+      body: "the heron left the river",
+      start_offset: 0,
+      end_offset: 24,
+    }], [])
+  );
+  const rechunked = await s.storage.search.search(query(s.brain.id, "heron"));
+  assert.notEqual(rechunked[0].metadata, first[0].metadata, "re-chunking empties the cache");
+  assert.ok(rechunked.some((h) => h.content === "the heron left the river"));
+});
+
+Deno.test("read caches: a brain renamed or deleted here is seen at once, with its tokens", async () => {
+  await using s = await openStore();
+  const other = await otherBrain(s.storage, "other");
+  const tokens = new TokenService(s.storage);
+  const { token } = await tokens.create({ client: "ci", tier: "read", brains: ["other"] });
+  assert.deepEqual((await tokens.verify(token))?.brains, [other.id]);
+  assert.equal((await s.storage.brains.findBrain("other"))?.id, other.id);
+  await s.storage.brains.renameBrain(other.id, { slug: "renamed" });
+  assert.equal(await s.storage.brains.findBrain("other"), null);
+  assert.equal((await s.storage.brains.findBrain("renamed"))?.id, other.id);
+  await s.storage.brains.deleteBrain(other.id, { at: new Date().toISOString() });
+  assert.equal(await s.storage.brains.findBrain("renamed"), null);
+  assert.equal(await tokens.verify(token), null, "its token, revoked with it, is refused at once");
+});

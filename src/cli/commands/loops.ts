@@ -1,5 +1,6 @@
 /** @module `engram loops`: what is still open — tasks, unanswered questions, commitments. */
 import { openLoops } from "../../core/open_loops.ts";
+import { ownerAndDue } from "../../core/synthesis/item_text.ts";
 import { OpenLoopsInput } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { BRAIN_OPTION, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
@@ -54,7 +55,7 @@ export async function loopsCommand(argv: string[], ctx: CommandContext): Promise
     ctx.out.line(table(result.items.map((i) => [
       i.status === "open" ? i.kind : `${i.kind} (${i.closed_by})`,
       i.text.replace(/\s+/g, " ").slice(0, 100),
-      [i.owner, i.due ? `due ${i.due}` : ""].filter(Boolean).join(", "),
+      ownerAndDue(i),
       ctx.out.dim(`${i.path}:${i.line}  ${i.first_seen.slice(0, 10)}`),
     ])));
     if (result.truncated) ctx.out.line(ctx.out.dim(`(more: raise --limit)`));

@@ -8,18 +8,15 @@ import { EngramError } from "../../core/errors.ts";
 import type { ApprovedKind } from "../../core/ports/approval_store.ts";
 import type { Tier } from "../../core/types.ts";
 import { approvable, capabilityIn, definitionDiff } from "../../mcp/client/approval_actions.ts";
-import {
-  approvalOf,
-  reviewDiscoveries,
-  type ServerReview,
-} from "../../mcp/client/capability_review.ts";
+import { approvalOf } from "../../mcp/client/capability_review.ts";
 import type { CapabilityStatus } from "../../mcp/client/capability_states.ts";
 import { type CatalogEntry, findEntry } from "../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, type Parsed, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { table } from "../output.ts";
-import { approvalBook, connectUpstreams, type UpstreamSetup, withUpstreams } from "../upstreams.ts";
+import { reviewServers, type UpstreamSetup, withUpstreams } from "../upstreams.ts";
+import { approvalBook } from "../upstream_wiring.ts";
 import { confirmOnTerminal } from "../confirm.ts";
 import { approvalsLockCommand } from "./mcp_approvals_lock.ts";
 
@@ -74,33 +71,13 @@ export async function mcpApprovals(argv: string[], ctx: CommandContext): Promise
   });
 }
 
-/** Reviews the named servers (default all), each bounded by the request timeout, then closes. */
-export async function reviewServers(
-  u: UpstreamSetup,
-  ctx: CommandContext,
-  entries: readonly CatalogEntry[],
-): Promise<ServerReview[]> {
-  const usable = entries.filter((e) => !e.problem);
-  const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-  try {
-    const discoveries = await connections.discover(usable.map((e) => e.config.name));
-    return await reviewDiscoveries(discoveries, {
-      servers: usable.map((e) => e.config),
-      book: approvalBook(u),
-      sightings: u.runtime.approvals,
-    });
-  } finally {
-    await connections.closeAll();
-  }
-}
-
 async function list(
   u: UpstreamSetup,
   ctx: CommandContext,
   o: { server?: string; json: boolean },
 ): Promise<number> {
   const entries = o.server === undefined ? u.catalog : [findEntry(u.catalog, o.server)];
-  const reviews = await reviewServers(u, ctx, entries);
+  const reviews = await reviewServers(u, ctx, entries, { interactive: true });
   const rows = reviews.flatMap((r) => r.states.map((s) => ({ review: r, s })));
   if (o.json) {
     ctx.out.json(rows.map(({ review, s }) => ({
@@ -151,7 +128,7 @@ async function approve(
   }
   const entry = findEntry(u.catalog, server);
   const expose = exposeOf(o.args, entry, name);
-  const [review] = await reviewServers(u, ctx, [entry]);
+  const [review] = await reviewServers(u, ctx, [entry], { interactive: true });
   if (!review.reachable) throw review.error!;
   const targets = all
     ? review.states.filter((s) => s.state === "pending" && (!o.kind || s.kind === o.kind))
@@ -228,7 +205,9 @@ async function diff(
   o: { operands: string[]; kind?: ApprovedKind; json: boolean },
 ): Promise<number> {
   const [server, name] = serverAndName(o.operands, "diff");
-  const [review] = await reviewServers(u, ctx, [findEntry(u.catalog, server)]);
+  const [review] = await reviewServers(u, ctx, [findEntry(u.catalog, server)], {
+    interactive: true,
+  });
   const status: CapabilityStatus = capabilityIn(review, name, o.kind);
   const patch = definitionDiff(status);
   if (o.json) {

@@ -8,11 +8,11 @@ import { EngramError } from "../../core/errors.ts";
 import { driftOf } from "../../mcp/client/approval_actions.ts";
 import { readLockfile, writeLockfile } from "../../mcp/client/approvals_lockfile.ts";
 import { lockfileBook } from "../../mcp/client/approval_book.ts";
-import { reviewDiscoveries } from "../../mcp/client/capability_review.ts";
 import { configFlags, type Parsed, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
-import { approvalBook, connectUpstreams, withUpstreams } from "../upstreams.ts";
+import { reviewServers, withUpstreams } from "../upstreams.ts";
+import { approvalBook } from "../upstream_wiring.ts";
 import { MCP_APPROVALS_SPEC } from "./mcp_approvals.ts";
 
 /** Runs export, import or verify. */
@@ -57,18 +57,7 @@ export async function approvalsLockCommand(
     const entries = u.catalog.filter((e) =>
       !e.problem && names.includes(e.config.name.toLowerCase())
     );
-    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx);
-    let reviews;
-    try {
-      const discoveries = await connections.discover(entries.map((e) => e.config.name));
-      reviews = await reviewDiscoveries(discoveries, {
-        servers: entries.map((e) => e.config),
-        book,
-        sightings: u.runtime.approvals,
-      });
-    } finally {
-      await connections.closeAll();
-    }
+    const reviews = await reviewServers(u, ctx, entries, { book });
     const drift = driftOf(approvals, reviews);
     const unpinned = reviews.flatMap((r) =>
       r.states.filter((s) => s.state === "pending").map((s) => `${s.server} ${s.kind} ${s.name}`)

@@ -7,12 +7,7 @@
 import { resolve } from "node:path";
 import { EngramError } from "../../core/errors.ts";
 import { nearestNames } from "../../core/text/edit_distance.ts";
-import {
-  capabilityDefinition,
-  pinCapability,
-  serverIdentity,
-} from "../../mcp/client/capability_pins.ts";
-import { findApproval } from "../../mcp/client/approval_book.ts";
+import { pinListed, serverIdentity } from "../../mcp/client/capability_pins.ts";
 import { strictJsonError } from "../../mcp/client/json_with_comments.ts";
 import { findEntry } from "../../mcp/client/upstream_catalog.ts";
 import type { UpstreamSession } from "../../mcp/client/upstream_session.ts";
@@ -21,7 +16,8 @@ import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { terminalProgress } from "../progress.ts";
-import { approvalBook, connectUpstreams, type UpstreamSetup, withUpstreams } from "../upstreams.ts";
+import { connectUpstreams, type UpstreamSetup, withUpstreams } from "../upstreams.ts";
+import { approvalBook } from "../upstream_wiring.ts";
 
 /** Usage of `engram mcp call`. */
 export const MCP_CALL_SPEC: CommandSpec = {
@@ -179,11 +175,8 @@ async function checkApproved(
     );
   }
   if (o.unapproved) return;
-  const live = await pinCapability(
-    capabilityDefinition("tool", listed as unknown as Record<string, unknown>),
-    await serverIdentity(session.server),
-  );
-  const approval = await findApproval(approvalBook(u), server, { kind: "tool", name: o.tool });
+  const live = await pinListed("tool", listed, await serverIdentity(session.server));
+  const approval = await approvalBook(u).find({ server, kind: "tool", name: o.tool });
   if (approval?.state === "approved" && approval.pin === live.pin) return;
   const why = !approval
     ? "is not approved"

@@ -4,7 +4,6 @@
  * document compiled from a server and says which changed.
  */
 import { EngramError } from "../../core/errors.ts";
-import { pruneExpiredTraces } from "../../core/trace_retention.ts";
 import {
   type CompileOutcome,
   compileRefusal,
@@ -21,7 +20,8 @@ import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER } from "../runtime.ts";
-import { connectUpstreams, type UpstreamSetup, withUpstreams } from "../upstreams.ts";
+import { connectUpstreams, withUpstreams } from "../upstreams.ts";
+import { pruneTracesQuietly } from "../upstream_wiring.ts";
 
 /** Usage of `engram mcp compile-resource`. */
 export const MCP_COMPILE_SPEC: CommandSpec = {
@@ -69,7 +69,8 @@ export async function mcpCompileResource(argv: string[], ctx: CommandContext): P
     if (entry.problem) {
       throw new EngramError("conflict", `upstream server "${entry.config.name}": ${entry.problem}`);
     }
-    await pruneTraces(u);
+    // Bookkeeping: a busy database must not fail the command; the next one prunes again.
+    await pruneTracesQuietly(u.runtime, u.config);
     const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
     try {
       const source = lazySource(connections, entry.config.name, entry.config);
@@ -88,16 +89,6 @@ export async function mcpCompileResource(argv: string[], ctx: CommandContext): P
       await connections.closeAll();
     }
   });
-}
-
-/**
- * Prunes traces past `mcp.trace_retention_days`. Bookkeeping: a database busy with a running
- * server's writes must not fail the operator's command, and the next command prunes again.
- */
-async function pruneTraces(u: UpstreamSetup): Promise<void> {
-  await pruneExpiredTraces(u.runtime.traces, {
-    retentionDays: u.config.mcp.trace_retention_days,
-  }).catch(() => {});
 }
 
 /**

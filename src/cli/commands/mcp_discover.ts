@@ -5,12 +5,12 @@
  */
 import { EngramError } from "../../core/errors.ts";
 import type { CapabilityStatus } from "../../mcp/client/capability_states.ts";
-import { reviewDiscoveries, type ServerReview } from "../../mcp/client/capability_review.ts";
+import type { ServerReview } from "../../mcp/client/capability_review.ts";
 import { findEntry } from "../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
-import { approvalBook, connectUpstreams, withUpstreams } from "../upstreams.ts";
+import { reviewServers, withUpstreams } from "../upstreams.ts";
 
 /** Usage of `engram mcp discover`. */
 export const MCP_DISCOVER_SPEC: CommandSpec = {
@@ -33,21 +33,11 @@ export async function mcpDiscover(argv: string[], ctx: CommandContext): Promise<
     if (entry.problem) {
       throw new EngramError("invalid_argument", `server "${entry.config.name}" ${entry.problem}`);
     }
-    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-    try {
-      const [discovery] = await connections.discover([entry.config.name]);
-      if (!discovery.ok) throw discovery.error!;
-      const [review] = await reviewDiscoveries([discovery], {
-        servers: [entry.config],
-        book: approvalBook(u),
-        sightings: u.runtime.approvals,
-      });
-      if (args.values.json) ctx.out.json(discoverJson(review));
-      else printDiscovery(ctx, review);
-      return 0;
-    } finally {
-      await connections.closeAll();
-    }
+    const [review] = await reviewServers(u, ctx, [entry], { interactive: true });
+    if (!review.reachable) throw review.error!;
+    if (args.values.json) ctx.out.json(discoverJson(review));
+    else printDiscovery(ctx, review);
+    return 0;
   });
 }
 

@@ -101,7 +101,7 @@ async function serverReport(v: ServerView, live?: LiveReport): Promise<DoctorRep
     origin: v.entry.origin,
     status: v.readiness,
     ...(c.transport === "stdio" && !v.entry.problem
-      ? { manifest_digest: await manifestDigest(c) }
+      ? { manifest_digest: v.digest ?? await manifestDigest(c) }
       : {}),
     checks: [
       ...v.checks.map((check): DoctorCheck => ({

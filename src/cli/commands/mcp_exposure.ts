@@ -10,7 +10,8 @@ import { judgeServers } from "../../mcp/client/server_status.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
-import { approvalBook, withUpstreams } from "../upstreams.ts";
+import { withUpstreams } from "../upstreams.ts";
+import { approvalBook } from "../upstream_wiring.ts";
 
 /** Usage of `engram mcp exposure`. */
 export const MCP_EXPOSURE_SPEC: CommandSpec = {
@@ -38,11 +39,10 @@ export async function mcpExposure(argv: string[], ctx: CommandContext): Promise<
   if (!args) return 0;
   const only = args.positionals[0]?.toLowerCase();
   return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-static" }, async (u) => {
-    const plan = await exposurePlan(
-      u.catalog,
-      await approvalBook(u).list(),
-      await u.runtime.approvals.listSightings(),
-    );
+    const plan = await exposurePlan(u.catalog, {
+      approvals: await approvalBook(u).list(),
+      sightings: await u.runtime.approvals.listSightings(),
+    });
     const views = await judgeServers(u.catalog, u.facts!);
     const blocked = new Map(
       views.filter((v) => v.blocked).map((v) => [v.entry.config.name, v.blocked!]),

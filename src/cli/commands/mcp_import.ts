@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import type { ImportReport } from "../../mcp/client/config_import.ts";
 import { readImportFile } from "../../mcp/client/config_import.ts";
+import { addPendingUpstream } from "../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { withUpstreams } from "../upstreams.ts";
@@ -36,14 +37,9 @@ export async function mcpImport(argv: string[], ctx: CommandContext): Promise<nu
     if (!dryRun) {
       await u.runtime.service.atomically(async () => {
         for (const s of report.servers) {
-          const { name, enabled: _e, client_consent: _c, ...definition } = s.config;
-          await u.runtime.upstreams.addUpstream({
-            name,
-            definition,
+          await addPendingUpstream(u.runtime.upstreams, s.config, {
             origin: "import",
             imported_from: file,
-            enabled: false,
-            client_consent: "pending",
           });
         }
       });

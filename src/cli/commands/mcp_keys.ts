@@ -8,7 +8,6 @@ import { configDirectory, joinPath } from "../../config/paths.ts";
 import { EngramError } from "../../core/errors.ts";
 import { manifestDigest } from "../../mcp/client/launch_manifest.ts";
 import {
-  findSigner,
   generateReviewKey,
   readPrivateKey,
   REVIEW_KEY_FILE,
@@ -94,7 +93,9 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
     }
     const digest = await manifestDigest(server);
     const signature = await signDigest(digest, signer);
-    const trusted = await findSigner(digest, signature, u.config.mcp.review_keys) !== null;
+    // Review keys are canonical base64 (the config refuses any other spelling), so a listed key
+    // is the very string of the signer's public half.
+    const trusted = u.config.mcp.review_keys.includes(signer.reviewKey);
     if (entry.origin !== "yaml") {
       await u.runtime.upstreams.setUpstreamDefinition(server.name, {
         ...entry.state!.definition,

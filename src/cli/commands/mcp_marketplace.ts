@@ -11,6 +11,7 @@ import {
   type MarketplaceEntry,
   marketplaceEntry,
 } from "../../mcp/client/marketplace.ts";
+import { addPendingUpstream } from "../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
@@ -61,7 +62,7 @@ export async function mcpMarketplace(argv: string[], ctx: CommandContext): Promi
       `missing NAME; see the servers with: engram mcp marketplace list`,
     );
   }
-  const entry = marketplaceEntry(name);
+  const entry = marketplaceEntry(marketplace(), name);
   if (verb === "show") return show(ctx, entry, json);
   const config = marketplaceConfig(entry, {
     as: args.values.as as string | undefined,
@@ -78,17 +79,12 @@ export async function mcpMarketplace(argv: string[], ctx: CommandContext): Promi
         }); add this one under another name with --as NAME`,
       );
     }
-    // As an import: the operator's state (disabled, consent pending) is kept apart from the
-    // definition, so enable and consent change only the state.
-    const { name: added, enabled: _e, client_consent: _c, ...definition } = config;
-    await u.runtime.upstreams.addUpstream({
-      name: added,
-      definition,
+    // As an import: disabled and consent pending, for review.
+    await addPendingUpstream(u.runtime.upstreams, config, {
       origin: "marketplace",
       imported_from: null,
-      enabled: false,
-      client_consent: "pending",
     });
+    const added = config.name;
     if (json) {
       ctx.out.json({ added, from: entry.name, package: packageOf(entry), config });
       return 0;

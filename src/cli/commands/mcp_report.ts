@@ -2,12 +2,13 @@
  * @module `engram mcp report`: MCP traffic over a period — the audit log of calls agents made to
  * engram, per tool and client, and the traces of calls engram made to upstream servers, per server.
  */
+import { ageOrTime } from "../../core/age_or_time.ts";
 import { type AuditReport, summariseAudit } from "../../core/audit_report.ts";
-import { pruneExpiredTraces } from "../../core/trace_retention.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
+import { pruneTracesQuietly } from "../upstream_wiring.ts";
 
 /** Usage of `engram mcp report`. */
 export const MCP_REPORT_SPEC: CommandSpec = {
@@ -31,11 +32,7 @@ export async function mcpReport(argv: string[], ctx: CommandContext): Promise<nu
   if (!args) return 0;
   const since = sinceTime(args.values.since as string | undefined);
   return await withRuntime(ctx, configFlags(args.values), async (runtime, config) => {
-    await pruneExpiredTraces(runtime.traces, {
-      retentionDays: config.mcp.trace_retention_days,
-    }).catch(() => {
-      // Bookkeeping: a database busy with a server's writes must not fail the report.
-    });
+    await pruneTracesQuietly(runtime, config);
     const report = await summariseAudit(runtime.audit.auditSamples(since), since, {
       drops: await runtime.audit.auditDrops(since),
       traces: runtime.traces.traces({ since }),
@@ -106,17 +103,15 @@ function printUpstream(ctx: CommandContext, upstream: AuditReport["upstream"]): 
   ]));
 }
 
+/** What a duration's units mean for `--since`: `m` is minutes here (months for loops and decisions). */
+const DURATION_UNITS = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
 /** `7d`, `12h`, `30m` back from now, or an RFC 3339 time. */
 export function sinceTime(value: string | undefined, spec: CommandSpec = MCP_REPORT_SPEC): string {
   const v = value ?? "7d";
-  const m = /^(\d+)\s*([mhd])$/.exec(v);
-  if (m) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "m" | "h" | "d"];
-    return new Date(Date.now() - Number(m[1]) * unit).toISOString();
-  }
-  const t = Date.parse(v);
-  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}/.test(v)) {
+  const at = ageOrTime(v, { now: new Date(), units: DURATION_UNITS });
+  if (at === null) {
     throw usageError(spec, `--since "${v}" is neither a duration (30m, 12h, 7d) nor a time`);
   }
-  return new Date(t).toISOString();
+  return at;
 }

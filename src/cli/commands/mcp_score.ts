@@ -3,12 +3,12 @@
  * engram made to it — per server and per capability: calls, success rate, latency p50/p95, errors
  * by kind, and the last failure.
  */
-import { pruneExpiredTraces } from "../../core/trace_retention.ts";
 import { type CallScore, scoreTraces, type TraceScore } from "../../core/trace_score.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
+import { pruneTracesQuietly } from "../upstream_wiring.ts";
 import { sinceTime } from "./mcp_report.ts";
 
 /** Usage of `engram mcp score`. */
@@ -34,17 +34,8 @@ export async function mcpScore(argv: string[], ctx: CommandContext): Promise<num
   const since = sinceTime(args.values.since as string | undefined, MCP_SCORE_SPEC);
   const server = args.positionals[0];
   return await withRuntime(ctx, configFlags(args.values), async (runtime, config) => {
-    await pruneExpiredTraces(runtime.traces, {
-      retentionDays: config.mcp.trace_retention_days,
-    }).catch(() => {
-      // Bookkeeping: a database busy with a server's writes must not fail the score.
-    });
-    const score = await scoreTraces(runtime.traces.traces({ since }), since);
-    if (server !== undefined) {
-      score.servers = score.servers.filter((s) => s.server.toLowerCase() === server.toLowerCase());
-      score.calls = score.servers.reduce((n, s) => n + s.calls, 0);
-      score.errors = score.servers.reduce((n, s) => n + s.errors, 0);
-    }
+    await pruneTracesQuietly(runtime, config);
+    const score = await scoreTraces(runtime.traces.traces({ since, server }), since);
     if (args.values.json) {
       ctx.out.json(score);
       return 0;

@@ -2,11 +2,13 @@
 import { EngramError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { extractMeeting, type MeetingResult } from "../../core/meetings.ts";
+import { actionItemText } from "../../core/synthesis/item_text.ts";
 import { MeetingFields } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
 import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
+import { readInputFile } from "../input_file.ts";
 import type { Output } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -68,12 +70,7 @@ function printMeeting(out: Output, r: MeetingResult): void {
     for (const item of items) out.line(`  - ${item.replace(/\s+/g, " ")}`);
   };
   section("decisions", r.decisions);
-  section(
-    "action items",
-    r.action_items.map((a) =>
-      `${a.owner ? `${a.owner}: ` : ""}${a.task}${a.due ? ` (due ${a.due})` : ""}`
-    ),
-  );
+  section("action items", r.action_items.map(actionItemText));
   section("open questions", r.open_questions);
   if (r.stored) {
     out.line("");
@@ -83,36 +80,15 @@ function printMeeting(out: Output, r: MeetingResult): void {
 
 /** The text of FILE (relative to the working directory) or of stdin with `-`. */
 async function readText(file: string, ctx: CommandContext): Promise<string> {
-  if (file === "-") {
-    return decodeUtf8(new Uint8Array(await new Response(ctx.stdin).arrayBuffer()), "stdin");
-  }
-  const path = file.startsWith("/") ? file : `${ctx.cwd}/${file}`;
-  let size: number;
-  try {
-    const info = await Deno.stat(path);
-    if (info.isDirectory) {
-      throw new EngramError(
-        "invalid_argument",
-        `${file} is a directory; give a file, or - for stdin`,
-      );
-    }
-    size = info.size;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new EngramError(
-        "not_found",
-        `file ${file} does not exist${
-          path === file ? "" : ` (tried ${path})`
-        }; for a stored document use --document`,
-      );
-    }
-    throw err;
-  }
-  if (size > LIMITS.ingestFileBytes) {
-    throw new EngramError(
-      "file_too_large",
-      `${file} is ${size} bytes; a meeting file is at most ${LIMITS.ingestFileBytes} bytes (25 MiB) — split it`,
-    );
-  }
-  return decodeUtf8(await Deno.readFile(path), file);
+  const bytes = await readInputFile(file, {
+    cwd: ctx.cwd,
+    stdin: ctx.stdin,
+    missingHint: "; for a stored document use --document",
+    maxBytes: {
+      bytes: LIMITS.ingestFileBytes,
+      message: (size) =>
+        `${file} is ${size} bytes; a meeting file is at most ${LIMITS.ingestFileBytes} bytes (25 MiB) — split it`,
+    },
+  });
+  return decodeUtf8(bytes, file === "-" ? "stdin" : file);
 }

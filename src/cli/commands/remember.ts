@@ -1,11 +1,11 @@
 /** @module `engram remember`: store a markdown file or stdin as a document. */
-import { EngramError } from "../../core/errors.ts";
 import { readNote } from "../../core/markdown/front_matter.ts";
 import { RememberInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
+import { readInputFile } from "../input_file.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
 /** Usage of `engram remember`. */
@@ -30,9 +30,7 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   const args = parseOrHelp(argv, REMEMBER_SPEC, ctx.out);
   if (!args) return 0;
   const source = args.positionals[0];
-  const bytes = source === "-"
-    ? new Uint8Array(await new Response(ctx.stdin).arrayBuffer())
-    : await readFile(source, ctx.cwd);
+  const bytes = await readInputFile(source, { cwd: ctx.cwd, stdin: ctx.stdin });
   // Stdin and files pass the same text check and front matter reading as `engram ingest`.
   const note = readNote(decodeUtf8(bytes, source === "-" ? "stdin" : source));
   const tags = [
@@ -54,27 +52,4 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
       );}
     return 0;
   });
-}
-
-async function readFile(file: string, cwd: string): Promise<Uint8Array> {
-  const path = file.startsWith("/") ? file : `${cwd}/${file}`;
-  try {
-    return await Deno.readFile(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new EngramError(
-        "not_found",
-        `file ${file} does not exist${path === file ? "" : ` (tried ${path})`}`,
-      );
-    }
-    if (err instanceof Deno.errors.IsADirectory || (err as Error).message?.includes("directory")) {
-      throw new EngramError(
-        "invalid_argument",
-        `${file} is a directory; give a file, or - for stdin`,
-      );
-    }
-    throw new EngramError("internal", `cannot read ${file}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
 }

@@ -8,7 +8,7 @@
  * enough to quote. Windows slice the original text, so markup and offsets are preserved.
  */
 import type { ChunkInput } from "../types.ts";
-import { findHeadings, frontMatterLength, scanLines } from "./structure.ts";
+import { headingSections } from "./structure.ts";
 
 /** Words per chunk window. */
 export const CHUNK_WORDS = 300;
@@ -17,32 +17,19 @@ export const OVERLAP_WORDS = 50;
 
 /** Cuts markdown into chunks with heading paths and offsets into `content`. */
 export function chunkMarkdown(content: string): ChunkInput[] {
-  const lines = scanLines(content);
-  const headings = findHeadings(content, lines);
+  const sections = headingSections(content);
   const chunks: ChunkInput[] = [];
-  const stack: { level: number; text: string }[] = [];
-  let sectionStart = frontMatterLength(content);
-  let path: string[] = [];
-
-  const flush = (end: number) => {
-    for (const w of windows(content, sectionStart, end)) {
+  for (const section of sections) {
+    for (const w of windows(content, section.start, section.end)) {
       chunks.push({
         ordinal: chunks.length,
-        heading_path: path,
+        heading_path: section.path,
         body: w.body,
         start_offset: w.start,
         end_offset: w.end,
       });
     }
-  };
-  for (const h of headings) {
-    flush(h.start);
-    while (stack.length && stack[stack.length - 1].level >= h.level) stack.pop();
-    stack.push({ level: h.level, text: h.text });
-    path = stack.map((s) => s.text);
-    sectionStart = h.end;
   }
-  flush(content.length);
 
   if (chunks.length === 0) {
     // Only headings (or only front matter): index the text as one chunk so the document is findable.
@@ -51,7 +38,7 @@ export function chunkMarkdown(content: string): ChunkInput[] {
       const start = content.indexOf(body);
       chunks.push({
         ordinal: 0,
-        heading_path: path,
+        heading_path: sections[sections.length - 1].path,
         body,
         start_offset: start,
         end_offset: start + body.length,

@@ -10,6 +10,16 @@ export interface Heading {
   end: number;
 }
 
+/** The text under one heading (or before the first), as offsets, with its heading path. */
+export interface HeadingSection {
+  /** The headings it sits under, outermost first; empty before the first heading. */
+  path: string[];
+  /** Offset just past its heading line (for the first section: past any front matter). */
+  start: number;
+  /** Offset of the next heading line, or the end of the text. */
+  end: number;
+}
+
 /** One line with its offsets. */
 export interface Line {
   text: string;
@@ -70,5 +80,25 @@ export function findHeadings(text: string, lines: Line[] = scanLines(text)): Hea
       out.push({ level: m[1].length, text: headingText, start: line.start, end: line.end });
     }
   }
+  return out;
+}
+
+/**
+ * The sections between headings, in order, each with its heading path: the first runs from the
+ * end of any front matter to the first heading, the last to the end. Sections may be empty.
+ */
+export function headingSections(text: string): HeadingSection[] {
+  const out: HeadingSection[] = [];
+  const stack: Heading[] = [];
+  let start = frontMatterLength(text);
+  let path: string[] = [];
+  for (const h of findHeadings(text)) {
+    out.push({ path, start, end: h.start });
+    while (stack.length && stack[stack.length - 1].level >= h.level) stack.pop();
+    stack.push(h);
+    path = stack.map((s) => s.text);
+    start = h.end;
+  }
+  out.push({ path, start, end: text.length });
   return out;
 }

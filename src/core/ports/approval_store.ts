@@ -28,6 +28,13 @@ export interface CapabilityApproval {
   revoked_at: string | null;
 }
 
+/** Which capability an approval is of: its server (compared without case), kind and name. */
+export interface ApprovalKey {
+  server: string;
+  kind: ApprovedKind;
+  name: string;
+}
+
 /** A definition as last seen live. */
 export interface CapabilitySighting {
   server: string;
@@ -45,17 +52,13 @@ export interface ApprovalStore {
   /** Every approval (of one server when given), by server, kind and name. */
   listApprovals(server?: string): Promise<CapabilityApproval[]>;
   /** One approval, or null. */
-  findApproval(
-    server: string,
-    kind: ApprovedKind,
-    name: string,
-  ): Promise<CapabilityApproval | null>;
+  findApproval(key: ApprovalKey): Promise<CapabilityApproval | null>;
   /** Stores an approval, replacing any earlier one of the same capability. */
   putApproval(approval: CapabilityApproval): Promise<CapabilityApproval>;
   /** Replaces every approval with `approvals` (a lockfile import), in one go. */
   replaceApprovals(approvals: readonly CapabilityApproval[]): Promise<void>;
   /** Deletes an approval outright; false when there was none. */
-  deleteApproval(server: string, kind: ApprovedKind, name: string): Promise<boolean>;
+  deleteApproval(key: ApprovalKey): Promise<boolean>;
   /** The definitions last seen live (of one server when given). */
   listSightings(server?: string): Promise<CapabilitySighting[]>;
   /**

@@ -80,7 +80,6 @@ const DUE = new RegExp(
 );
 const BARE_DATE = new RegExp(BOUNDED_DATE, "iu");
 const JA_DUE = /[（(]?\s*(\d{1,2}\/\d{1,2}|\d{1,2}月\d{1,2}日)\s*まで\s*[）)]?/u;
-const ANY_DATE_GLOBAL = new RegExp(BOUNDED_DATE, "giu");
 
 /** A due date introduced as one ("by Friday", "(due 20 May)", "bis 31.05.", "6/28まで"). */
 export function dueIn(text: string): { due: string; start: number; end: number } | null {
@@ -97,11 +96,6 @@ export function dateIn(text: string): { date: string; start: number; end: number
   return m ? { date: tidy(m[0]), start: m.index, end: m.index + m[0].length } : null;
 }
 
-/** Every date phrase in `text`. */
-export function datesIn(text: string): string[] {
-  return [...text.matchAll(ANY_DATE_GLOBAL)].map((m) => tidy(m[0]));
-}
-
 /** A phrase without the full stop that ends its sentence ("by 14 June." → "14 June"). */
 function tidy(phrase: string): string {
   return phrase.trim().replace(/(?<=\p{L})\.$/u, "");
@@ -114,27 +108,37 @@ export function isDatePhrase(text: string): boolean {
   return m !== null && m.index === 0 && m[0].length === t.length;
 }
 
+/** "2024-05-14", "2024/06/20". */
+const ISO_DATE = /(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)/;
+/** "21.05.2024". */
+const DOTTED_DATE = /(?<!\d)(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d)/;
+/** A month name, captured. */
+const MONTH_WORD = `(${NAMES.months.map(escape).join("|")})\\.?`;
+/** "14 May 2024", "14. Mai 2024", "3 de mayo de 2024". */
+const DAY_FIRST_DATE = new RegExp(
+  `(?<!\\d)(\\d{1,2})(?:st|nd|rd|th|er)?\\.?\\s+(?:de\\s+)?${MONTH_WORD},?\\s+(?:de\\s+)?(\\d{4})`,
+  "iu",
+);
+/** "May 14, 2024". */
+const MONTH_FIRST_DATE = new RegExp(
+  `${MONTH_WORD}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`,
+  "iu",
+);
+
 /**
  * A calendar date (YYYY-MM-DD) in `text` when it names one with its year: "2024-05-14",
  * "14 May 2024", "May 14, 2024", "21.05.2024", "2024/06/20"; else null.
  */
 export function calendarDate(text: string): string | null {
-  const iso = /(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)/.exec(text);
+  const iso = ISO_DATE.exec(text);
   if (iso) return ymd(+iso[1], +iso[2] - 1, +iso[3]);
-  const dotted = /(?<!\d)(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d)/.exec(text);
+  const dotted = DOTTED_DATE.exec(text);
   if (dotted) return ymd(+dotted[3], +dotted[2] - 1, +dotted[1]);
-  const monthWord = `(${NAMES.months.map(escape).join("|")})\\.?`;
-  const dayFirst = new RegExp(
-    `(?<!\\d)(\\d{1,2})(?:st|nd|rd|th|er)?\\.?\\s+(?:de\\s+)?${monthWord},?\\s+(?:de\\s+)?(\\d{4})`,
-    "iu",
-  ).exec(text);
+  const dayFirst = DAY_FIRST_DATE.exec(text);
   if (dayFirst) {
     return ymd(+dayFirst[3], NAMES.monthIndex.get(dayFirst[2].toLowerCase())!, +dayFirst[1]);
   }
-  const monthFirst = new RegExp(
-    `${monthWord}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`,
-    "iu",
-  ).exec(text);
+  const monthFirst = MONTH_FIRST_DATE.exec(text);
   if (monthFirst) {
     return ymd(+monthFirst[3], NAMES.monthIndex.get(monthFirst[1].toLowerCase())!, +monthFirst[2]);
   }

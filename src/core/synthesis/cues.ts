@@ -9,7 +9,7 @@
  * A case-insensitive pattern matching any of `phrases` as whole words. `\b` only knows ASCII
  * letters ("décidé" would never end at one), so the edges are Unicode lookarounds.
  */
-export function cue(phrases: string[]): RegExp {
+function cue(phrases: string[]): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${phrases.join("|")})(?![\\p{L}\\p{N}_])`, "iu");
 }
 

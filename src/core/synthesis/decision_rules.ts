@@ -132,7 +132,7 @@ function describe(u: NoteUnit, next: NoteUnit | undefined): FoundDecision {
  * The clauses of a text up to the last one that decides: "we agreed that with your account
  * manager; I'll apply it after this call" keeps only the agreement.
  */
-export function decidingClauses(text: string): string {
+function decidingClauses(text: string): string {
   const clauses = text.split(/;\s+/);
   let last = clauses.length - 1;
   while (last > 0 && !decides(clauses[last])) last--;

@@ -4,7 +4,7 @@
  * items' words mostly found in the other. Long texts compare each item with the recent ones
  * only, so a 5 MB transcript stays linear.
  */
-import { overlap, terms } from "../text/terms.ts";
+import { terms } from "../text/terms.ts";
 
 /** Share of the shorter item's words the longer must hold for the two to be one. */
 const SAME = 0.7;
@@ -26,10 +26,17 @@ export class NearDuplicates {
     const recent = this.#kept.length > WINDOW ? this.#kept.slice(-WINDOW) : this.#kept;
     for (const other of recent) {
       const [short, long] = set.size <= other.size ? [set, other] : [other, set];
-      if (overlap([...short], [...long]) >= SAME) return true;
+      if (shared(short, long) / short.size >= SAME) return true;
     }
     this.#exact.add(key);
     this.#kept.push(set);
     return false;
   }
+}
+
+/** How many words of `a` are also in `b`. */
+function shared(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let n = 0;
+  for (const word of a) if (b.has(word)) n++;
+  return n;
 }

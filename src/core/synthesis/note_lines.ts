@@ -226,16 +226,11 @@ function namedTurnSpeakers(lines: string[]): ReadonlySet<string> {
 }
 
 /** Text without bold/italic markers around it or inside it. */
-export function stripEmphasis(text: string): string {
+function stripEmphasis(text: string): string {
   return text.replace(/(\*\*|__)(.+?)\1/g, "$2").replace(/~~(.+?)~~/g, "$1").trim();
 }
 
 /** Text with inline code spans replaced by spaces (offsets kept). */
 export function blankCode(text: string): string {
   return text.replace(INLINE_CODE, (m) => " ".repeat(m.length));
-}
-
-/** The innermost heading of a line's section, lowercased, or "". */
-export function innerHeading(line: NoteLine): string {
-  return (line.section.at(-1) ?? "").toLowerCase();
 }

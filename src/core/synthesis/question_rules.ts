@@ -53,7 +53,7 @@ export function findQuestions(units: NoteUnit[]): FoundQuestion[] {
 }
 
 /** Whether a unit asks something (a direct question, or "asked whether …"). */
-export function isQuestion(u: NoteUnit): boolean {
+function isQuestion(u: NoteUnit): boolean {
   if (u.kind === "row") return false;
   const words = u.plain.split(/\s+/).filter(Boolean).length;
   const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(u.plain);

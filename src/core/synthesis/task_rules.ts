@@ -95,7 +95,7 @@ function taskOf(u: NoteUnit, people: ReadonlySet<string> | undefined): FoundTask
 }
 
 /** Whether a list item or row sits under a to-do heading or a "To do:" label. */
-export function inTaskList(line: NoteLine): boolean {
+function inTaskList(line: NoteLine): boolean {
   if (line.label && TASK_HEADING.test(line.label)) return true;
   const heading = line.section.at(-1);
   return heading !== undefined && TASK_HEADING.test(heading) && !CONTEXT_HEADING.test(heading);

@@ -13,7 +13,7 @@ export interface TokenCounter {
 }
 
 /** The tokenizer name reported with counts. */
-export const TOKENIZER = "cl100k_base";
+const TOKENIZER = "cl100k_base";
 
 /** Loads the tokenizer (the module system keeps it after the first call). */
 export async function loadTokenCounter(): Promise<TokenCounter> {

@@ -6,6 +6,7 @@
 import { createTwoFilesPatch } from "diff";
 import { EngramError } from "../../core/errors.ts";
 import type { ApprovedKind, CapabilityApproval } from "../../core/ports/approval_store.ts";
+import { sortKeys } from "./approvals_lockfile.ts";
 import type { CapabilityStatus } from "./capability_states.ts";
 import type { ServerReview } from "./capability_review.ts";
 
@@ -106,11 +107,5 @@ export function driftOf(
 }
 
 function pretty(value: unknown): string {
-  const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v && typeof v === "object"
-      ? Object.fromEntries(
-        Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]),
-      )
-      : v;
-  return JSON.stringify(sort(value), null, 2) + "\n";
+  return JSON.stringify(sortKeys(value), null, 2) + "\n";
 }

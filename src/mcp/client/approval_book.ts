@@ -5,8 +5,8 @@
  */
 import { EngramError } from "../../core/errors.ts";
 import type {
+  ApprovalKey,
   ApprovalStore,
-  ApprovedKind,
   CapabilityApproval,
 } from "../../core/ports/approval_store.ts";
 import { readLockfile, writeLockfile } from "./approvals_lockfile.ts";
@@ -17,6 +17,8 @@ export interface ApprovalBook {
   readonly source: string;
   /** Every approval, or those of one server (compared without case). */
   list(server?: string): Promise<CapabilityApproval[]>;
+  /** One capability's approval (the server compared without case), or null. */
+  find(key: ApprovalKey): Promise<CapabilityApproval | null>;
   /** Stores an approval, replacing an earlier one of the same capability. */
   put(approval: CapabilityApproval): Promise<void>;
   /** Replaces every approval (a lockfile import into the database). */
@@ -28,6 +30,7 @@ export function databaseBook(store: ApprovalStore): ApprovalBook {
   return {
     source: "database",
     list: (server) => store.listApprovals(server),
+    find: (key) => store.findApproval(key),
     put: async (a) => void await store.putApproval(a),
     replaceAll: (approvals) => store.replaceApprovals(approvals),
   };
@@ -43,16 +46,17 @@ export function lockfileBook(file: string): ApprovalBook {
       throw err;
     }
   };
+  const same = (a: ApprovalKey, b: ApprovalKey) =>
+    a.server.toLowerCase() === b.server.toLowerCase() && a.kind === b.kind && a.name === b.name;
   return {
     source: file,
     list: async (server) =>
       (await load()).filter((a) =>
         server === undefined || a.server.toLowerCase() === server.toLowerCase()
       ),
+    find: async (key) => (await load()).find((a) => same(a, key)) ?? null,
     put: async (a) => {
-      const same = (b: CapabilityApproval) =>
-        b.server.toLowerCase() === a.server.toLowerCase() && b.kind === a.kind && b.name === a.name;
-      await writeLockfile(file, [...(await load()).filter((b) => !same(b)), a]);
+      await writeLockfile(file, [...(await load()).filter((b) => !same(b, a)), a]);
     },
     replaceAll: () =>
       Promise.reject(
@@ -62,15 +66,4 @@ export function lockfileBook(file: string): ApprovalBook {
         ),
       ),
   };
-}
-
-/** One capability's approval in a book, or null. */
-export async function findApproval(
-  book: ApprovalBook,
-  server: string,
-  capability: { kind: ApprovedKind; name: string },
-): Promise<CapabilityApproval | null> {
-  return (await book.list(server)).find((a) =>
-    a.kind === capability.kind && a.name === capability.name
-  ) ?? null;
 }

@@ -140,7 +140,7 @@ export async function writeLockfile(
 }
 
 /** A JSON value with every object's keys sorted (the order JCS uses), for stable diffs. */
-function sortKeys(value: unknown): Record<string, unknown> {
+export function sortKeys<T>(value: T): T {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort);
     if (v && typeof v === "object") {
@@ -150,5 +150,5 @@ function sortKeys(value: unknown): Record<string, unknown> {
     }
     return v;
   };
-  return sort(value) as Record<string, unknown>;
+  return sort(value) as T;
 }

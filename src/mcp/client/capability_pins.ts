@@ -10,13 +10,11 @@
  * is a changed tool), prompt arguments, and resource templates.
  */
 import type { McpServerConfig } from "../../config/mcp_servers.ts";
+import { sha256Hex } from "../../core/hash.ts";
 import { canonicalJson, manifestDigest } from "./launch_manifest.ts";
 
 /** The kinds of capability an operator approves. */
 export type CapabilityKind = "tool" | "prompt" | "template";
-
-/** The kinds, in listing order. */
-export const CAPABILITY_KINDS: readonly CapabilityKind[] = ["tool", "prompt", "template"];
 
 /** The pinned fields of each kind (anything else a server sends is not part of the approval). */
 const PINNED_FIELDS: Record<CapabilityKind, readonly string[]> = {
@@ -72,7 +70,6 @@ export async function pinCapability(
   capability: CapabilityDefinition,
   identity: string,
 ): Promise<PinnedCapability> {
-  const { name: _name, ...withoutName } = capability.definition;
   return {
     ...capability,
     pin: await sha256(canonicalJson({
@@ -80,14 +77,32 @@ export async function pinCapability(
       kind: capability.kind,
       definition: capability.definition,
     })),
-    shape: await sha256(canonicalJson({ kind: capability.kind, definition: withoutName })),
+    shape: await shapeHash(capability.kind, capability.definition),
   };
 }
 
-/** `sha256:<hex>` of a string's UTF-8 bytes. */
-export async function sha256(text: string): Promise<string> {
-  const hash = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+/** Pins a capability as a server lists it (a tool, prompt or template object) to `identity`. */
+export async function pinListed(
+  kind: CapabilityKind,
+  listed: object,
+  identity: string,
+): Promise<PinnedCapability> {
+  return await pinCapability(
+    capabilityDefinition(kind, listed as Record<string, unknown>),
+    identity,
   );
-  return `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** The hash of a definition without its name: the same for a capability listed under a new name. */
+export function shapeHash(
+  kind: CapabilityKind,
+  definition: Record<string, unknown>,
+): Promise<string> {
+  const { name: _name, ...withoutName } = definition;
+  return sha256(canonicalJson({ kind, definition: withoutName }));
+}
+
+/** `sha256:<hex>` of a string's UTF-8 bytes. */
+export function sha256(text: string): Promise<string> {
+  return Promise.resolve(`sha256:${sha256Hex(text)}`);
 }

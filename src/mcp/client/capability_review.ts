@@ -9,9 +9,8 @@ import type { EngramError } from "../../core/errors.ts";
 import type { ApprovalStore, CapabilityApproval } from "../../core/ports/approval_store.ts";
 import type { ApprovalBook } from "./approval_book.ts";
 import {
-  capabilityDefinition,
   type CapabilityKind,
-  pinCapability,
+  pinListed,
   type PinnedCapability,
   serverIdentity,
 } from "./capability_pins.ts";
@@ -31,20 +30,18 @@ export interface ServerReview {
 }
 
 /** Pins everything a discovery listed. */
-export async function pinDiscovery(
+async function pinDiscovery(
   discovery: Discovery,
   identity: string,
 ): Promise<PinnedCapability[]> {
-  const listed: [CapabilityKind, Record<string, unknown>[]][] = [
-    ["tool", discovery.tools as unknown as Record<string, unknown>[]],
-    ["prompt", discovery.prompts as unknown as Record<string, unknown>[]],
-    ["template", discovery.resourceTemplates as unknown as Record<string, unknown>[]],
+  const listed: [CapabilityKind, readonly object[]][] = [
+    ["tool", discovery.tools],
+    ["prompt", discovery.prompts],
+    ["template", discovery.resourceTemplates],
   ];
   const out: PinnedCapability[] = [];
   for (const [kind, items] of listed) {
-    for (const item of items) {
-      out.push(await pinCapability(capabilityDefinition(kind, item), identity));
-    }
+    for (const item of items) out.push(await pinListed(kind, item, identity));
   }
   return out;
 }
@@ -80,7 +77,7 @@ export async function reviewDiscoveries(
       reachable: d.ok,
       error: d.error,
       identity,
-      states: await capabilityStates(d.server, live, mine),
+      states: await capabilityStates(d.server, { live, approvals: mine }),
       discovery: d,
     };
   }));

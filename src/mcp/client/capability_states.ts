@@ -7,8 +7,7 @@
  * flagged as a rename (a tool re-listed under a new name must be reviewed again, never inherit).
  */
 import type { ApprovedKind, CapabilityApproval } from "../../core/ports/approval_store.ts";
-import { canonicalJson } from "./launch_manifest.ts";
-import { type PinnedCapability, sha256 } from "./capability_pins.ts";
+import { type PinnedCapability, shapeHash } from "./capability_pins.ts";
 
 /** The state of one capability. */
 export type CapabilityState = "pending" | "approved" | "changed" | "revoked" | "missing";
@@ -33,9 +32,9 @@ export interface CapabilityStatus {
  */
 export async function capabilityStates(
   server: string,
-  live: readonly PinnedCapability[] | null,
-  approvals: readonly CapabilityApproval[],
+  o: { live: readonly PinnedCapability[] | null; approvals: readonly CapabilityApproval[] },
 ): Promise<CapabilityStatus[]> {
+  const { live, approvals } = o;
   const key = (kind: string, name: string) => `${kind}\u0000${name}`;
   const liveByKey = new Map((live ?? []).map((c) => [key(c.kind, c.name), c]));
   const approvalByKey = new Map(approvals.map((a) => [key(a.kind, a.name), a]));
@@ -53,7 +52,7 @@ export async function capabilityStates(
   const vanished = new Map<string, string>();
   for (const a of approvals) {
     if (a.state !== "approved") continue;
-    const shape = await shapeOf(a);
+    const shape = await shapeHash(a.kind, a.definition);
     if (!vanished.has(shape) || !liveByKey.has(key(a.kind, a.name))) vanished.set(shape, a.name);
   }
   for (const c of live ?? []) {
@@ -71,10 +70,4 @@ export async function capabilityStates(
   }
   const order = { tool: 0, prompt: 1, template: 2 };
   return out.sort((a, b) => order[a.kind] - order[b.kind] || a.name.localeCompare(b.name));
-}
-
-/** The name-free shape hash of an approved definition (as capability_pins computes it). */
-function shapeOf(a: CapabilityApproval): Promise<string> {
-  const { name: _name, ...withoutName } = a.definition;
-  return sha256(canonicalJson({ kind: a.kind, definition: withoutName }));
 }

@@ -6,10 +6,18 @@
  * from the event's edges on a GET stream), so one oversized answer fails one call, not the session.
  */
 import type { RequestId } from "../sdk.ts";
-import { ByteEdges, isUpstreamInitiated, oversizeResponse, recoverId } from "./oversize_message.ts";
+import {
+  BoundedRun,
+  isUpstreamInitiated,
+  oversizeResponse,
+  recoverId,
+} from "./oversize_message.ts";
 
 /** The fetch signature the SDK transports accept. */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The ids of the requests a response may answer, worked out only when one is oversized. */
+export type RequestIds = () => RequestId[];
 
 /** `base` with every successful response body held to `limit` bytes per JSON body or SSE event. */
 export function cappedFetch(limit: number, base: FetchLike = fetch): FetchLike {
@@ -25,8 +33,16 @@ export function cappedFetch(limit: number, base: FetchLike = fetch): FetchLike {
   };
 }
 
-/** Ids of the requests in a POST body we are sending (JSON-RPC, one message or a batch). */
-function requestIds(init: RequestInit | undefined): RequestId[] {
+/**
+ * Ids of the requests in a POST body we are sending (JSON-RPC, one message or a batch), parsed
+ * on first ask: only an oversized answer needs them.
+ */
+function requestIds(init: RequestInit | undefined): RequestIds {
+  let ids: RequestId[] | undefined;
+  return () => ids ??= parsedIds(init);
+}
+
+function parsedIds(init: RequestInit | undefined): RequestId[] {
   if (init?.method !== "POST" || typeof init.body !== "string") return [];
   try {
     const parsed = JSON.parse(init.body);
@@ -47,8 +63,8 @@ function rebuilt(response: Response, body: BodyInit): Response {
 }
 
 /** The synthetic answer for an oversized JSON body: one error per request it answered. */
-function oversizeJson(response: Response, ids: RequestId[], bytes: number, limit: number) {
-  const errors = ids.map((id) => oversizeResponse(id, bytes, limit));
+function oversizeJson(response: Response, ids: RequestIds, bytes: number, limit: number) {
+  const errors = ids().map((id) => oversizeResponse(id, bytes, limit));
   const body = errors.length === 1 ? errors[0] : errors.length ? errors : oversizeResponse(
     // Nothing of ours to answer (a notification's POST got a JSON body): an id-less error.
     null as unknown as RequestId,
@@ -61,7 +77,7 @@ function oversizeJson(response: Response, ids: RequestId[], bytes: number, limit
 }
 
 /** Reads a non-stream body up to `limit` bytes; over it, cancels the rest. */
-async function boundedBody(response: Response, limit: number, ids: RequestId[]) {
+async function boundedBody(response: Response, limit: number, ids: RequestIds) {
   const declared = Number(response.headers.get("content-length") ?? NaN);
   if (declared > limit) {
     await response.body!.cancel().catch(() => {});
@@ -90,51 +106,32 @@ async function boundedBody(response: Response, limit: number, ids: RequestId[]) 
  */
 export function sseEventCap(
   limit: number,
-  ids: RequestId[],
+  ids: RequestIds,
 ): TransformStream<Uint8Array, Uint8Array> {
-  let held: Uint8Array[] = [];
-  let heldSize = 0;
-  let edges: ByteEdges | null = null;
+  const event = new BoundedRun(limit);
   /** Bytes of the current line; 0 right after a line break. */
   let lineLength = 0;
   let afterCR = false;
   const encoder = new TextEncoder();
 
-  function hold(piece: Uint8Array) {
-    if (piece.length === 0) return;
-    if (edges) return edges.add(piece);
-    if (heldSize + piece.length <= limit) {
-      held.push(piece);
-      heldSize += piece.length;
-      return;
-    }
-    edges = new ByteEdges();
-    for (const h of held) edges.add(h);
-    edges.add(piece);
-    held = [];
-    heldSize = 0;
-  }
-
   function endEvent(controller: TransformStreamDefaultController<Uint8Array>) {
-    if (edges) {
-      const { head, tail } = edges.text();
-      const size = edges.size;
-      edges = null;
-      const eventId = /^id:\s?([^\r\n]*)/m.exec(head)?.[1];
-      const data = dataOf(head);
-      // An oversized request or notification from the upstream is dropped, never taken for the
-      // answer; otherwise the id is read from the event, or is the one request this POST sent.
-      if (isUpstreamInitiated(data)) return;
-      const id = recoverId(data, tail) ?? (ids.length === 1 ? ids[0] : null);
-      if (id === null) return;
-      const error = JSON.stringify(oversizeResponse(id, size, limit));
-      const idLine = eventId === undefined ? "" : `id: ${eventId}\n`;
-      controller.enqueue(encoder.encode(`${idLine}event: message\ndata: ${error}\n\n`));
+    const ended = event.end();
+    if (!ended.oversize) {
+      for (const piece of ended.pieces) controller.enqueue(piece);
       return;
     }
-    for (const h of held) controller.enqueue(h);
-    held = [];
-    heldSize = 0;
+    const { head, tail, size } = ended;
+    const eventId = /^id:\s?([^\r\n]*)/m.exec(head)?.[1];
+    const data = dataOf(head);
+    // An oversized request or notification from the upstream is dropped, never taken for the
+    // answer; otherwise the id is read from the event, or is the one request this POST sent.
+    if (isUpstreamInitiated(data)) return;
+    const sent = ids();
+    const id = recoverId(data, tail) ?? (sent.length === 1 ? sent[0] : null);
+    if (id === null) return;
+    const error = JSON.stringify(oversizeResponse(id, size, limit));
+    const idLine = eventId === undefined ? "" : `id: ${eventId}\n`;
+    controller.enqueue(encoder.encode(`${idLine}event: message\ndata: ${error}\n\n`));
   }
 
   return new TransformStream({
@@ -163,15 +160,16 @@ export function sseEventCap(
           i++;
           afterCR = false;
         }
-        hold(chunk.subarray(start, end));
+        event.add(chunk.subarray(start, end));
         endEvent(controller);
         start = end;
       }
-      hold(chunk.subarray(start));
+      event.add(chunk.subarray(start));
     },
     flush(controller) {
       // An unfinished event at the end of the stream is passed on; the parser discards it.
-      if (!edges) { for (const h of held) controller.enqueue(h); }
+      const ended = event.end();
+      if (!ended.oversize) { for (const piece of ended.pieces) controller.enqueue(piece); }
     },
   });
 }

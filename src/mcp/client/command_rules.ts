@@ -3,6 +3,7 @@
  * launch safety"): one executable token, no shell metacharacters, not a shell, script host or
  * launcher. They need no I/O, so the importer applies them too.
  */
+import { LAUNCH_HELPERS } from "../../config/permissions.ts";
 
 /** One evaluated rule: what was checked, whether it passed, and the fix when it did not. */
 export interface LaunchCheck {
@@ -71,12 +72,6 @@ const LAUNCHERS = new Set([
   "systemd-run",
 ]);
 
-/** Programs engram runs around servers itself (src/config/permissions.ts LAUNCH_HELPERS). */
-const HELPERS = new Map([
-  ["bwrap", "set sandbox_profile: restricted and engram runs the server in bubblewrap itself"],
-  ["kill", "engram uses it to stop servers; name the server's own executable"],
-]);
-
 /** Characters a shell would interpret; engram never runs one, so they can only be a mistake. */
 const METACHARACTERS = ["|", "&", ";", "<", ">", "$", "`", "(", ")", "{", "}", "\n", "\r", "\0"];
 
@@ -114,25 +109,28 @@ export function commandChecks(command: string | readonly string[]): LaunchCheck[
 function tokenCheck(command: string | readonly string[]): LaunchCheck {
   const rule = "command_token";
   if (typeof command !== "string") {
-    return fail(
-      rule,
-      `command is a list (${JSON.stringify(command)}), which is never split at run time`,
-      `put the executable in command and the rest in args, e.g. command: ${
+    return fail(rule, {
+      detail: `command is a list (${JSON.stringify(command)}), which is never split at run time`,
+      fix: `put the executable in command and the rest in args, e.g. command: ${
         JSON.stringify(command[0] ?? "npx")
       }, args: ${JSON.stringify(command.slice(1))}`,
-    );
+    });
   }
-  if (command.trim() === "") return fail(rule, "command is empty", "name the server's executable");
+  if (command.trim() === "") {
+    return fail(rule, { detail: "command is empty", fix: "name the server's executable" });
+  }
   // Newlines are reported by the metacharacters rule: to a shell they end a command.
   if (/[^\S\n\r]/.test(command)) {
-    return fail(rule, `command ${JSON.stringify(command)} is more than one word`, SPLIT_FIX);
+    return fail(rule, {
+      detail: `command ${JSON.stringify(command)} is more than one word`,
+      fix: SPLIT_FIX,
+    });
   }
   if (command.includes("/") && !command.startsWith("/")) {
-    return fail(
-      rule,
-      `command ${JSON.stringify(command)} is a relative path`,
-      "write an absolute path, or a name found on PATH",
-    );
+    return fail(rule, {
+      detail: `command ${JSON.stringify(command)} is a relative path`,
+      fix: "write an absolute path, or a name found on PATH",
+    });
   }
   return pass(rule, `command ${JSON.stringify(command)} is one executable token`);
 }
@@ -142,11 +140,10 @@ function metacharacterCheck(command: string | readonly string[]): LaunchCheck {
   const text = typeof command === "string" ? command : command.join(" ");
   const found = metacharactersIn(text);
   if (found.length) {
-    return fail(
-      rule,
-      `command ${JSON.stringify(text)} holds shell metacharacters (${found.join(", ")})`,
-      SPLIT_FIX,
-    );
+    return fail(rule, {
+      detail: `command ${JSON.stringify(text)} holds shell metacharacters (${found.join(", ")})`,
+      fix: SPLIT_FIX,
+    });
   }
   return pass(rule, "command holds no shell metacharacters");
 }
@@ -157,28 +154,27 @@ function shellCheck(command: string | readonly string[]): LaunchCheck {
   const name = programName(text);
   const quoted = JSON.stringify(text);
   if (SHELLS.has(name)) {
-    return fail(
-      rule,
-      `command ${quoted} is a shell`,
-      "run the server's own executable with its arguments in args",
-    );
+    return fail(rule, {
+      detail: `command ${quoted} is a shell`,
+      fix: "run the server's own executable with its arguments in args",
+    });
   }
   if (SCRIPT_HOSTS.has(name)) {
-    return fail(
-      rule,
-      `command ${quoted} is a script host`,
-      "run the server's own executable with its arguments in args",
-    );
+    return fail(rule, {
+      detail: `command ${quoted} is a script host`,
+      fix: "run the server's own executable with its arguments in args",
+    });
   }
   if (LAUNCHERS.has(name)) {
-    return fail(
-      rule,
-      `command ${quoted} launches another command named in its arguments, hiding what runs`,
-      "put that command in command and its arguments in args (env variables go in env)",
-    );
+    return fail(rule, {
+      detail: `command ${quoted} launches another command named in its arguments, hiding what runs`,
+      fix: "put that command in command and its arguments in args (env variables go in env)",
+    });
   }
-  const helper = HELPERS.get(name);
-  if (helper) return fail(rule, `command ${quoted} is a program engram runs itself`, helper);
+  const helper = LAUNCH_HELPERS.get(name);
+  if (helper) {
+    return fail(rule, { detail: `command ${quoted} is a program engram runs itself`, fix: helper });
+  }
   return pass(rule, `command ${quoted} is not a shell, script host or launcher`);
 }
 
@@ -187,7 +183,7 @@ export function pass(rule: string, detail: string): LaunchCheck {
   return { rule, ok: true, detail, fix: "" };
 }
 
-/** A failed check. */
-export function fail(rule: string, detail: string, fix: string): LaunchCheck {
-  return { rule, ok: false, detail, fix };
+/** A failed check: what was found, and how to fix it. */
+export function fail(rule: string, found: { detail: string; fix: string }): LaunchCheck {
+  return { rule, ok: false, detail: found.detail, fix: found.fix };
 }

@@ -9,7 +9,9 @@
  * harmless setting and the imported entries are stored in engram's database. The report lists
  * each variable to set; the values stay in the original file.
  */
+import { envNamePart } from "../../config/env.ts";
 import {
+  ABSOLUTE_CWD,
   type McpServerConfig,
   McpServerSchema,
   SERVER_NAME,
@@ -159,7 +161,7 @@ function convert(name: string, entry: unknown): Converted {
       transport,
       command: command.command,
       args: command.args,
-      env: references(name, "env", entry.env, secrets, notes),
+      env: references(entry.env, { server: name, field: "env", secrets, notes }),
       ...importedCwd(entry.cwd, notes),
       ...governance,
     };
@@ -171,7 +173,7 @@ function convert(name: string, entry: unknown): Converted {
       name,
       transport,
       url: entry.url,
-      headers: references(name, "headers", entry.headers, secrets, notes),
+      headers: references(entry.headers, { server: name, field: "headers", secrets, notes }),
       ...governance,
     };
   }
@@ -225,14 +227,15 @@ function splitCommand(
 
 const PLAIN_REFERENCE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** env/headers values: `${VAR}` and VS Code's `${env:VAR}` are kept; anything else becomes a reference. */
+/**
+ * env/headers values: `${VAR}` and VS Code's `${env:VAR}` are kept; anything else becomes a
+ * reference, whose variable is added to `secrets` (and a note to `notes` when one is due).
+ */
 function references(
-  server: string,
-  field: "env" | "headers",
   values: unknown,
-  secrets: SecretToSet[],
-  notes: string[],
+  into: { server: string; field: "env" | "headers"; secrets: SecretToSet[]; notes: string[] },
 ): unknown {
+  const { server, field, secrets, notes } = into;
   if (values === undefined) return {};
   if (!isObject(values)) return values; // refused by the schema, with its reason
   const out: Record<string, unknown> = {};
@@ -248,7 +251,10 @@ function references(
       out[key] = normalised;
       continue;
     }
-    const variable = uniqueVariable(`ENGRAM_IMPORT_${envPart(server)}_${envPart(key)}`, secrets);
+    const variable = uniqueVariable(
+      `ENGRAM_IMPORT_${envNamePart(server)}_${envNamePart(key)}`,
+      secrets,
+    );
     if (others) {
       notes.push(
         `${field}.${key} holds a \${...} form engram does not expand; set ${variable} instead`,
@@ -270,13 +276,9 @@ function uniqueVariable(base: string, secrets: SecretToSet[]): string {
   return name;
 }
 
-function envPart(text: string): string {
-  return text.toUpperCase().replace(/[^A-Z0-9]/g, "_");
-}
-
 function importedCwd(cwd: unknown, notes: string[]): { cwd?: string } {
   if (cwd === undefined) return {};
-  if (typeof cwd === "string" && /^(\/|~\/|~$)/.test(cwd)) return { cwd };
+  if (typeof cwd === "string" && ABSOLUTE_CWD.test(cwd)) return { cwd };
   notes.push(`cwd ${JSON.stringify(cwd)} dropped: engram needs an absolute path`);
   return {};
 }

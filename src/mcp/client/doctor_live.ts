@@ -18,7 +18,7 @@ import {
 import { UpstreamSession } from "./upstream_session.ts";
 
 /** The live checks, in order. */
-export const LIVE_CHECKS = [
+const LIVE_CHECKS = [
   "launch",
   "initialize",
   "protocol_version",

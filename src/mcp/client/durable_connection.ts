@@ -6,6 +6,7 @@
  */
 import { DEFAULT_MAX_RESULT_BYTES, type McpServerConfig } from "../../config/mcp_servers.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
+import { VERSION } from "../../version.ts";
 import type { Implementation } from "../sdk.ts";
 import type { FetchLike } from "./capped_fetch.ts";
 import type { LaunchFacts } from "./launch_rules.ts";
@@ -30,9 +31,7 @@ export interface StatusChange {
 }
 
 /** A notification the upstream sent that the embedding layer may act on. */
-export type UpstreamEvent =
-  | { kind: "list_changed"; list: ChangedList }
-  | { kind: "log"; level: string; logger?: string; data: unknown };
+export type UpstreamEvent = { kind: "list_changed"; list: ChangedList };
 
 /** How connections are made and remade. */
 export interface DurableOptions {
@@ -50,7 +49,7 @@ export interface DurableOptions {
   onElicitationComplete(id: string): void;
 }
 
-const CLIENT_INFO: Implementation = { name: "engram", version: "0.1.0" };
+const CLIENT_INFO: Implementation = { name: "engram", version: VERSION };
 
 /** One upstream's connection over time. */
 export class DurableConnection {
@@ -133,7 +132,8 @@ export class DurableConnection {
         stopGraceMs: this.#o.stopGraceMs ?? 500,
         fetch: this.#o.fetch,
         onListChanged: (list) => this.#o.onEvent?.({ kind: "list_changed", list }),
-        onLog: (p) => this.#o.onEvent?.({ kind: "log", ...p }),
+        // Nothing shows an upstream's log messages yet; they are received and dropped.
+        onLog: () => {},
         onElicitationComplete: (id) => this.#o.onElicitationComplete(id),
         onLost: () => holder.conn && this.lost(holder.conn),
       });

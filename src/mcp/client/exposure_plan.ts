@@ -59,9 +59,12 @@ export interface ExposurePlan {
 /** Works out the plan. `sightings` are the definitions last seen live (any process). */
 export async function exposurePlan(
   catalog: readonly CatalogEntry[],
-  approvals: readonly CapabilityApproval[],
-  sightings: readonly CapabilitySighting[],
+  o: {
+    approvals: readonly CapabilityApproval[];
+    sightings: readonly CapabilitySighting[];
+  },
 ): Promise<ExposurePlan> {
+  const { approvals, sightings } = o;
   const hidden: HiddenCapability[] = [];
   const candidates: { server: string; tool: string; tier: Tier; approval: CapabilityApproval }[] =
     [];

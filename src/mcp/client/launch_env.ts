@@ -8,7 +8,7 @@ import type { EnvSnapshot } from "../../config/env.ts";
 import { expandReferences } from "../../config/mcp_servers.ts";
 
 /** Variables passed through from engram's environment when set. */
-export const BASE_VARIABLES = ["PATH", "HOME", "LANG", "TZ"] as const;
+const BASE_VARIABLES = ["PATH", "HOME", "LANG", "TZ"] as const;
 
 /** A configured value that refers to a variable engram's environment does not have. */
 export interface MissingReference {

@@ -6,6 +6,7 @@
  */
 import canonicalize from "canonicalize";
 import type { SandboxProfile, StdioServerConfig } from "../../config/mcp_servers.ts";
+import { sha256Hex } from "../../core/hash.ts";
 
 /** The fields of a stdio server that decide what runs. */
 export interface LaunchManifest {
@@ -45,9 +46,7 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-/** `sha256:<hex>` of the canonical manifest's UTF-8 bytes. */
-export async function manifestDigest(server: ManifestSource): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson(launchManifest(server)));
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+/** `sha256:<hex>` of the canonical manifest's UTF-8 bytes (a promise: callers await it). */
+export function manifestDigest(server: ManifestSource): Promise<string> {
+  return Promise.resolve(`sha256:${sha256Hex(canonicalJson(launchManifest(server)))}`);
 }

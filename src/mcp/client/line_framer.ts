@@ -5,7 +5,7 @@
  * so a 64 MiB answer costs a few hundred bytes of memory, not 64 MiB. A line that never ends is
  * given up on at a hard ceiling.
  */
-import { ByteEdges } from "./oversize_message.ts";
+import { BoundedRun, concatBytes } from "./oversize_message.ts";
 
 /** What the framer found in the bytes it was given. */
 export type Frame =
@@ -18,16 +18,13 @@ export type Frame =
 
 /** Bounded newline framing. One instance per stream. */
 export class LineFramer {
-  readonly #limit: number;
   readonly #ceiling: number;
-  #chunks: Uint8Array[] = [];
-  #size = 0;
-  #edges: ByteEdges | null = null;
+  readonly #line: BoundedRun;
   #dead = false;
 
   /** Lines up to `limit` bytes are kept; an unterminated line past `ceiling` bytes is fatal. */
   constructor(limit: number, ceiling: number) {
-    this.#limit = limit;
+    this.#line = new BoundedRun(limit);
     this.#ceiling = Math.max(ceiling, limit);
   }
 
@@ -51,46 +48,21 @@ export class LineFramer {
   }
 
   #append(piece: Uint8Array, frames: Frame[]): void {
-    if (piece.length === 0) return;
-    if (this.#edges) {
-      this.#edges.add(piece);
-    } else if (this.#size + piece.length <= this.#limit) {
-      this.#chunks.push(piece);
-      this.#size += piece.length;
-      return;
-    } else {
-      // Over the limit: keep the edges of what was collected and of what comes, nothing else.
-      this.#edges = new ByteEdges();
-      for (const kept of this.#chunks) this.#edges.add(kept);
-      this.#edges.add(piece);
-      this.#chunks = [];
-      this.#size = 0;
-    }
-    if (this.#edges.size > this.#ceiling) {
+    this.#line.add(piece);
+    // Within the limit a line is never past the ceiling, which is at least the limit.
+    if (this.#line.size > this.#ceiling) {
       this.#dead = true;
-      frames.push({ kind: "runaway", size: this.#edges.size });
+      frames.push({ kind: "runaway", size: this.#line.size });
     }
   }
 
   #endLine(): Frame | null {
-    if (this.#edges) {
-      const { head, tail } = this.#edges.text();
-      const size = this.#edges.size;
-      this.#edges = null;
-      return { kind: "oversize", size, head, tail };
+    const line = this.#line.end();
+    if (line.oversize) {
+      return { kind: "oversize", size: line.size, head: line.head, tail: line.tail };
     }
-    const chunks = this.#chunks;
-    const size = this.#size;
-    this.#chunks = [];
-    this.#size = 0;
-    if (size === 0) return null;
-    if (chunks.length === 1) return { kind: "line", bytes: chunks[0] };
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-      bytes.set(c, at);
-      at += c.length;
-    }
-    return { kind: "line", bytes };
+    if (line.size === 0) return null;
+    if (line.pieces.length === 1) return { kind: "line", bytes: line.pieces[0] };
+    return { kind: "line", bytes: concatBytes(line.pieces) };
   }
 }

@@ -34,14 +34,23 @@ const CATALOGUE = z.strictObject({
 /** One catalogue entry. */
 export type MarketplaceEntry = z.infer<typeof ENTRY>;
 
-/** The catalogue, validated once. */
-export function marketplace(): { reviewed_at: string; servers: MarketplaceEntry[] } {
+/** The catalogue, validated. */
+export interface Marketplace {
+  reviewed_at: string;
+  servers: MarketplaceEntry[];
+}
+
+/**
+ * The catalogue, validated against its schema on every call (nothing is cached at module level):
+ * a command calls it once and passes the result on.
+ */
+export function marketplace(): Marketplace {
   return CATALOGUE.parse(catalogue);
 }
 
-/** An entry by name, or `not_found` listing the names there are. */
-export function marketplaceEntry(name: string): MarketplaceEntry {
-  const { servers } = marketplace();
+/** The entry of `market` (the parsed catalogue) named `name`, or `not_found` listing the names. */
+export function marketplaceEntry(market: Marketplace, name: string): MarketplaceEntry {
+  const { servers } = market;
   const entry = servers.find((s) => s.name === name.toLowerCase());
   if (entry) return entry;
   throw new EngramError(

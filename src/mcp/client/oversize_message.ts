@@ -70,7 +70,7 @@ export function oversizeDetails(data: unknown): { bytes: number; limit: number }
 }
 
 /** The first and last EDGE_BYTES of a byte run too large to keep, as it streams past. */
-export class ByteEdges {
+class ByteEdges {
   #head: Uint8Array = new Uint8Array(0);
   #tail: Uint8Array = new Uint8Array(0);
   /** Bytes seen so far. */
@@ -80,12 +80,14 @@ export class ByteEdges {
   add(piece: Uint8Array): void {
     this.size += piece.length;
     if (this.#head.length < EDGE_BYTES) {
-      this.#head = join(this.#head, piece.subarray(0, EDGE_BYTES - this.#head.length));
+      this.#head = concatBytes([this.#head, piece.subarray(0, EDGE_BYTES - this.#head.length)]);
     }
-    const tail = piece.length >= EDGE_BYTES ? piece.subarray(piece.length - EDGE_BYTES) : join(
-      this.#tail.subarray(Math.max(0, this.#tail.length + piece.length - EDGE_BYTES)),
-      piece,
-    );
+    const tail = piece.length >= EDGE_BYTES
+      ? piece.subarray(piece.length - EDGE_BYTES)
+      : concatBytes([
+        this.#tail.subarray(Math.max(0, this.#tail.length + piece.length - EDGE_BYTES)),
+        piece,
+      ]);
     this.#tail = tail.slice();
   }
 
@@ -96,10 +98,69 @@ export class ByteEdges {
   }
 }
 
-/** `a` then `b` in one new array. */
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
+/** One run of bytes (a line, an event) as it ends. */
+export type EndedRun =
+  /** Within the limit: its pieces, in order. */
+  | { oversize: false; pieces: Uint8Array[]; size: number }
+  /** Over it: its size and edges, the middle discarded. */
+  | { oversize: true; size: number; head: string; tail: string };
+
+/**
+ * A run of bytes held as its pieces while it is within `limit`; past it, only its edges are kept,
+ * so a run of any length costs a few hundred bytes.
+ */
+export class BoundedRun {
+  readonly #limit: number;
+  #pieces: Uint8Array[] = [];
+  #size = 0;
+  #edges: ByteEdges | null = null;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Bytes of the run so far. */
+  get size(): number {
+    return this.#edges?.size ?? this.#size;
+  }
+
+  /** Adds the next piece of the run. */
+  add(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    if (this.#edges) return this.#edges.add(piece);
+    if (this.#size + piece.length <= this.#limit) {
+      this.#pieces.push(piece);
+      this.#size += piece.length;
+      return;
+    }
+    // Over the limit: keep the edges of what was held and of what comes, nothing else.
+    this.#edges = new ByteEdges();
+    for (const held of this.#pieces) this.#edges.add(held);
+    this.#edges.add(piece);
+    this.#pieces = [];
+    this.#size = 0;
+  }
+
+  /** Ends the run, and starts the next one empty. */
+  end(): EndedRun {
+    const edges = this.#edges;
+    const pieces = this.#pieces;
+    const size = this.#size;
+    this.#edges = null;
+    this.#pieces = [];
+    this.#size = 0;
+    if (edges) return { oversize: true, size: edges.size, ...edges.text() };
+    return { oversize: false, pieces, size };
+  }
+}
+
+/** `chunks` in one new array. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
   return out;
 }

@@ -9,6 +9,7 @@ import { sha256Bytes } from "../../core/hash.ts";
 import type { Metadata } from "../../core/types.ts";
 import { decodeUtf8, extract } from "../../ingest/formats.ts";
 import type { ReadResourceResult } from "../sdk.ts";
+import { concatBytes } from "./oversize_message.ts";
 
 /** A resource ready to store. */
 export interface ResourceDocument {
@@ -48,7 +49,7 @@ export async function resourceDocument(
   if (content.trim() === "") {
     throw new EngramError("invalid_argument", `${label} is empty; nothing to compile`);
   }
-  const bytes = parts.length === 1 ? parts[0].bytes : concat(parts.map((p) => p.bytes));
+  const bytes = parts.length === 1 ? parts[0].bytes : concatBytes(parts.map((p) => p.bytes));
   const pdf = parts.some((p) => p.pdf);
   return {
     content,
@@ -116,14 +117,4 @@ function fromBase64(text: string, label: string): Uint8Array {
 
 function startsWithPdfMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 5 && new TextDecoder().decode(bytes.subarray(0, 5)) === "%PDF-";
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

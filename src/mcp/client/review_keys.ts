@@ -115,14 +115,14 @@ export function reviewKeyBytes(entry: string): Uint8Array<ArrayBuffer> | null {
 }
 
 /**
- * The review key (as listed) whose holder signed `digest`, or null when none did. A signature
- * that is not base64 of 64 bytes verifies with no key.
+ * The review key (as listed in `reviewKeys`) whose holder made `signature` over `digest`, or null
+ * when none did. A signature that is not base64 of 64 bytes verifies with no key.
  */
 export async function findSigner(
   digest: string,
-  signature: string,
-  reviewKeys: readonly string[],
+  signed: { signature: string; reviewKeys: readonly string[] },
 ): Promise<string | null> {
+  const { signature, reviewKeys } = signed;
   const sig = decodeBase64(signature);
   if (!sig || sig.length !== 64) return null;
   const data = new TextEncoder().encode(digest);
@@ -143,7 +143,7 @@ export function base64(bytes: Uint8Array): string {
 }
 
 /** Strict standard base64 (padding required), or null. */
-export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | null {
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> | null {
   if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
   try {
     return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));

@@ -55,7 +55,10 @@ export interface SandboxPlan {
 }
 
 /** `bwrap` arguments that run `command args` inside the sandbox described by `plan`. */
-export function bwrapArgs(plan: SandboxPlan, command: string, args: readonly string[]): string[] {
+export function bwrapArgs(
+  plan: SandboxPlan,
+  run: { command: string; args: readonly string[] },
+): string[] {
   return [
     ...isolationArgs(plan.network),
     "--bind",
@@ -65,8 +68,8 @@ export function bwrapArgs(plan: SandboxPlan, command: string, args: readonly str
     "--chdir",
     plan.cwd ?? plan.sandboxDir,
     "--",
-    command,
-    ...args,
+    run.command,
+    ...run.args,
   ];
 }
 
@@ -91,7 +94,7 @@ function isolationArgs(network: boolean): string[] {
 }
 
 /** Read-only binds of the system directories present on this host, symlinks kept as symlinks. */
-export function systemBinds(): string[] {
+function systemBinds(): string[] {
   const out: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     const info = lstat(dir);
@@ -172,10 +175,19 @@ export async function probeBubblewrap(
   };
 }
 
+/** The sandbox directory of one server: `<data dir>/sandboxes/<server>`. */
+export function sandboxDirOf(dataDir: string, server: string): string {
+  return joinPath(sandboxesDir(dataDir), server);
+}
+
+function sandboxesDir(dataDir: string): string {
+  return joinPath(dataDir, "sandboxes");
+}
+
 /** Creates `<data dir>/sandboxes/<server>` with mode 0700 (and its parent) and returns it. */
 export async function prepareSandboxDir(dataDir: string, server: string): Promise<string> {
-  const parent = joinPath(dataDir, "sandboxes");
-  const dir = joinPath(parent, server);
+  const parent = sandboxesDir(dataDir);
+  const dir = sandboxDirOf(dataDir, server);
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode only applies to directories it creates; an older one is tightened too.
   await Deno.chmod(parent, 0o700);

@@ -18,6 +18,8 @@ export interface ServerView {
   readiness: ServerReadiness;
   /** The first failing check other than `enabled`: what to fix before it can start. */
   blocked: LaunchCheck | null;
+  /** The manifest digest the launch rules computed (stdio servers whose command is one executable). */
+  digest?: string;
 }
 
 /** Judges every server against this machine's facts (concurrently: each is independent). */
@@ -29,7 +31,7 @@ export function judgeServers(
 }
 
 /** Judges one server. */
-export async function judgeServer(entry: CatalogEntry, facts: LaunchFacts): Promise<ServerView> {
+async function judgeServer(entry: CatalogEntry, facts: LaunchFacts): Promise<ServerView> {
   const verdict: LaunchVerdict = entry.problem
     ? {
       server: entry.config.name,
@@ -50,12 +52,13 @@ export async function judgeServer(entry: CatalogEntry, facts: LaunchFacts): Prom
     checks,
     readiness: !enabled ? "disabled" : blocked ? "blocked" : "ready",
     blocked,
+    digest: verdict.digest,
   };
 }
 
 /** A fix that changes a key the YAML sets points at the file and line instead of a command. */
 function fixFor(entry: CatalogEntry, check: LaunchCheck): string {
-  const key = check.rule === "client_consent" ? "client_consent" : check.rule;
+  const key = check.rule;
   const at = entry.yaml[key];
   if (!at || (key !== "client_consent" && key !== "enabled")) return check.fix;
   const want = key === "enabled" ? "true" : "approved";

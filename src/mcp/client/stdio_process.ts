@@ -5,8 +5,8 @@
  * inside bubblewrap. Stopping follows MCP's stdio shutdown: close stdin, then SIGTERM, then
  * SIGKILL, each to the whole process group, so helpers a server started go with it.
  */
-import { expandHome } from "../../config/paths.ts";
 import { EngramError } from "../../core/errors.ts";
+import { settlesWithin } from "../../core/settles_within.ts";
 import { launchEnvironment } from "./launch_env.ts";
 import {
   blockedMessage,
@@ -43,6 +43,11 @@ export interface StdioProcess {
 /** Options of startStdioServer. */
 export interface StartOptions {
   facts: LaunchFacts;
+  /**
+   * The verdict of evaluateLaunch for this server and these facts, when the caller has just
+   * evaluated it (a connection does, to tell a blocked server apart); evaluated here otherwise.
+   */
+  verdict?: LaunchVerdict;
   /** Wait between the stop steps; default 2000 ms. */
   graceMs?: number;
   /** How much of stderr to keep (the latest bytes); default 64 KiB. */
@@ -52,21 +57,22 @@ export interface StartOptions {
 type StdioSubject = Extract<LaunchSubject, { transport: "stdio" }>;
 
 /**
- * Evaluates the launch rules and starts the server when all pass. A blocked server throws
- * `forbidden` naming the rule and the fix, and no process is started.
+ * Evaluates the launch rules (unless `options.verdict` holds them) and starts the server when all
+ * pass. A blocked server throws `forbidden` naming the rule and the fix, and no process is started.
  */
 export async function startStdioServer(
   server: StdioSubject,
   options: StartOptions,
 ): Promise<StdioProcess> {
   const { facts } = options;
-  const verdict: LaunchVerdict = await evaluateLaunch(server, facts);
+  const verdict = options.verdict ?? await evaluateLaunch(server, facts);
   if (verdict.blocked) {
     throw new EngramError("forbidden", blockedMessage(server.name, verdict.blocked));
   }
   const command = server.command as string; // the command_token rule passed
   const sandboxDir = await prepareSandboxDir(facts.dataDir, server.name);
-  const cwd = server.cwd ? expandHome(server.cwd, facts.env) : undefined;
+  // The cwd rule judged this very path (`~` expanded); the process runs in it.
+  const cwd = verdict.cwd;
   const restricted = server.sandbox_profile === "restricted";
   const { vars } = launchEnvironment(server.env, {
     env: facts.env,
@@ -74,7 +80,7 @@ export async function startStdioServer(
   });
   const program = restricted && facts.sandbox.ok ? facts.sandbox.bwrap : command;
   const args = restricted
-    ? bwrapArgs({ sandboxDir, cwd, network: server.network }, command, server.args)
+    ? bwrapArgs({ sandboxDir, cwd, network: server.network }, { command, args: server.args })
     : server.args;
   let child: Deno.ChildProcess;
   try {
@@ -169,40 +175,65 @@ async function signalGroup(child: Deno.ChildProcess, signal: Deno.Signal): Promi
   }
 }
 
-/** Reads a stream to its end, keeping only its last `limit` bytes. */
+/**
+ * Reads a stream to its end, keeping only its last `limit` bytes. Chunks are kept as read (the
+ * oldest one trimmed) and joined only when the text is asked for, so a chatty server costs no
+ * copy of the whole tail per chunk.
+ */
 function keepTail(
   stream: ReadableStream<Uint8Array>,
   limit: number,
 ): { text: () => string; done: Promise<void> } {
-  let kept = new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let head = 0; // chunks before it were dropped
+  let size = 0; // bytes in chunks[head..]
   let dropped = 0;
+  const drop = (bytes: number) => {
+    size -= bytes;
+    dropped += bytes;
+  };
   const done = (async () => {
     try {
       for await (const chunk of stream) {
-        const joined = new Uint8Array(kept.length + chunk.length);
-        joined.set(kept);
-        joined.set(chunk, kept.length);
-        const excess = Math.max(0, joined.length - limit);
-        dropped += excess;
-        kept = joined.slice(excess);
+        chunks.push(chunk);
+        size += chunk.length;
+        while (size > limit) {
+          const first = chunks[head];
+          const excess = size - limit;
+          if (first.length > excess) {
+            chunks[head] = first.subarray(excess);
+            drop(excess);
+          } else {
+            chunks[head++] = EMPTY;
+            drop(first.length);
+          }
+        }
+        // Forget dropped chunks once they are half the list: amortised constant per chunk.
+        if (head > chunks.length / 2) {
+          chunks.splice(0, head);
+          head = 0;
+        }
       }
     } catch {
       // The pipe broke with the process; what was read is kept.
     }
   })();
   return {
-    text: () =>
-      (dropped ? `[${dropped} earlier bytes dropped]\n` : "") +
-      new TextDecoder().decode(kept),
+    text: () => {
+      const kept = new Uint8Array(size);
+      let at = 0;
+      for (let i = head; i < chunks.length; i++) {
+        kept.set(chunks[i], at);
+        at += chunks[i].length;
+      }
+      return (dropped ? `[${dropped} earlier bytes dropped]\n` : "") +
+        new TextDecoder().decode(kept);
+    },
     done,
   };
 }
 
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
-}
+const EMPTY = new Uint8Array(0);
 
 function spawnError(server: string, program: string, err: unknown): EngramError {
   const what = `mcp server ${JSON.stringify(server)}: ${JSON.stringify(program)}`;

@@ -13,6 +13,7 @@ import {
 import { EngramError } from "../../core/errors.ts";
 import type {
   UpstreamConsent,
+  UpstreamOrigin,
   UpstreamRecord,
   UpstreamStore,
 } from "../../core/ports/upstream_store.ts";
@@ -95,6 +96,26 @@ export async function changeState(
     }
   }
   return await store.setUpstreamState(entry.config.name, patch);
+}
+
+/**
+ * Stores an imported or marketplace server for review: disabled and consent pending. The
+ * operator's state is kept apart from the definition, so enable and consent change only the state.
+ */
+export async function addPendingUpstream(
+  store: Pick<UpstreamStore, "addUpstream">,
+  config: McpServerConfig,
+  source: { origin: UpstreamOrigin; imported_from: string | null },
+): Promise<UpstreamRecord> {
+  const { name, enabled: _e, client_consent: _c, ...definition } = config;
+  return await store.addUpstream({
+    name,
+    definition,
+    origin: source.origin,
+    imported_from: source.imported_from,
+    enabled: false,
+    client_consent: "pending",
+  });
 }
 
 /** A YAML server with the database's state for the keys the YAML leaves out. */

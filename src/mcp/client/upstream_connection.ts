@@ -123,6 +123,7 @@ export async function openConnection(
     try {
       const process = await startStdioServer(server, {
         facts: options.facts,
+        verdict,
         graceMs: options.stopGraceMs,
       });
       transport = new ProcessTransport(process, {

@@ -4,7 +4,7 @@
  * discovery runs every server at once, each bounded by its own timeout. Status changes and every
  * upstream request are reported through observer hooks (for `engram mcp servers` and traces).
  */
-import type { McpServerConfig } from "../../config/mcp_servers.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type McpServerConfig } from "../../config/mcp_servers.ts";
 import { EngramError, toEngramError } from "../../core/errors.ts";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../sdk.ts";
 import type { LaunchFacts } from "./launch_rules.ts";
@@ -92,7 +92,7 @@ export class UpstreamConnections {
     options: { timeoutMs?: number } = {},
   ): Promise<Discovery[]> {
     for (const name of names) this.#config(name);
-    const budget = options.timeoutMs ?? this.#o.requestTimeoutMs ?? 30_000;
+    const budget = options.timeoutMs ?? this.#o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     return await Promise.all(names.map((name) => this.#discoverOne(name, budget)));
   }
 

@@ -13,9 +13,10 @@
 import { EngramError, toEngramError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ApprovalStore } from "../../core/ports/approval_store.ts";
-import type { Tier } from "../../core/types.ts";
+import { type Tier, tierAllows } from "../../core/types.ts";
 import { AjvJsonSchemaValidator, type CallToolResult, type Tool } from "../sdk.ts";
-import { capabilityDefinition, pinCapability, serverIdentity } from "./capability_pins.ts";
+import { TOOL_ERROR_META, type ToolErrorMeta } from "../server/tool_error.ts";
+import { pinListed, serverIdentity } from "./capability_pins.ts";
 import type { ExposedTool, ExposurePlan } from "./exposure_plan.ts";
 import type { CatalogEntry } from "./upstream_catalog.ts";
 import type { UpstreamConnections } from "./upstream_connections.ts";
@@ -36,20 +37,32 @@ export interface ExposureDeps {
   pollMs: number;
 }
 
+/** A compiled check of one schema. */
+type SchemaCheck = ReturnType<AjvJsonSchemaValidator["getValidator"]>;
+
 /** A process's exposed upstream tools. */
 export class UpstreamExposure {
   readonly #d: ExposureDeps;
   #plan: ExposurePlan;
+  /** The plan's tools as tools/list entries, built once per plan. */
+  #listing: { tier: Tier; entry: Tool }[] = [];
   readonly #listeners = new Set<() => void>();
   /** Per server: the pins of the tools it listed last, until it says its list changed. */
   readonly #live = new Map<string, Map<string, string>>();
   readonly #validator = new AjvJsonSchemaValidator();
+  /**
+   * Compiled schemas by pin and field: a reloaded plan brings new objects of the same
+   * definitions, and compiling each again would grow the validator's cache for as long as the
+   * process lives. Pins that leave the plan are dropped.
+   */
+  readonly #checks = new Map<string, SchemaCheck>();
   #timer?: ReturnType<typeof setInterval>;
   #refreshing: Promise<void> | null = null;
 
   private constructor(deps: ExposureDeps, plan: ExposurePlan) {
     this.#d = deps;
     this.#plan = plan;
+    this.#setPlan(plan);
   }
 
   /** The exposure with its first plan loaded. */
@@ -59,7 +72,7 @@ export class UpstreamExposure {
 
   /** The tools a session at `tier` is offered, as tools/list entries. */
   tools(tier: Tier): Tool[] {
-    return this.#plan.tools.filter((t) => tierRank(tier) >= tierRank(t.tier)).map(listing);
+    return this.#listing.filter((t) => tierAllows(tier, t.tier)).map((t) => t.entry);
   }
 
   /** The exposed tool named `name`, whatever its tier; undefined when none. */
@@ -97,8 +110,10 @@ export class UpstreamExposure {
     this.#refreshing ??= (async () => {
       try {
         const next = await this.#d.loadPlan();
+        // An unchanged plan comes back as the same object.
+        if (next === this.#plan) return;
         const before = signature(this.#plan);
-        this.#plan = next;
+        this.#setPlan(next);
         if (signature(next) !== before) {
           for (const listener of [...this.#listeners]) listener();
         }
@@ -177,10 +192,7 @@ export class UpstreamExposure {
     const pins = new Map<string, string>();
     const seen = [];
     for (const t of await session.listTools()) {
-      const pinned = await pinCapability(
-        capabilityDefinition("tool", t as unknown as Record<string, unknown>),
-        identity,
-      );
+      const pinned = await pinListed("tool", t, identity);
       pins.set(t.name, pinned.pin);
       seen.push({
         kind: "tool" as const,
@@ -227,7 +239,12 @@ export class UpstreamExposure {
   ): void {
     const schema = tool.definition[field];
     if (!schema || typeof schema !== "object") return;
-    const check = this.#validator.getValidator(schema as Record<string, unknown>);
+    const key = `${tool.pin}\u0000${field}`;
+    let check = this.#checks.get(key);
+    if (!check) {
+      check = this.#validator.getValidator(schema as Record<string, unknown>);
+      this.#checks.set(key, check);
+    }
     const out = check(value);
     if (!out.valid) {
       throw new EngramError(
@@ -236,6 +253,16 @@ export class UpstreamExposure {
           what === "arguments" ? "" : "es"
         } not match its ${field}: ${out.errorMessage}`,
       );
+    }
+  }
+
+  /** Makes `plan` current: its listing built, compiled schemas of pins it dropped forgotten. */
+  #setPlan(plan: ExposurePlan): void {
+    this.#plan = plan;
+    this.#listing = plan.tools.map((t) => ({ tier: t.tier, entry: listing(t) }));
+    const pins = new Set(plan.tools.map((t) => t.pin));
+    for (const key of this.#checks.keys()) {
+      if (!pins.has(key.slice(0, key.indexOf("\u0000")))) this.#checks.delete(key);
     }
   }
 
@@ -260,15 +287,12 @@ function listing(t: ExposedTool): Tool {
 function upstreamMisbehaved(tool: ExposedTool, what: string): CallToolResult {
   const message =
     `upstream ${tool.server} tool ${tool.tool} ${what}; engram does not pass such a result on`;
+  const meta: ToolErrorMeta = { code: "provider_unavailable", retryable: false };
   return {
     isError: true,
     content: [{ type: "text", text: `provider_unavailable: ${message}` }],
-    _meta: { "engram/error": { code: "provider_unavailable", retryable: false } },
+    _meta: { [TOOL_ERROR_META]: meta },
   };
-}
-
-function tierRank(t: Tier): number {
-  return t === "read" ? 0 : t === "write" ? 1 : 2;
 }
 
 /** What listeners care about: names, tiers and pins of the offered tools. */

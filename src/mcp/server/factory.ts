@@ -171,19 +171,17 @@ export function createMcpServer(deps: ServerDeps): Server {
     server,
     CallToolRequestSchema,
     (request: CallToolRequest, extra: RequestExtra) => {
-      if (deps.toolSelection && !selected(request.params.name)) {
-        return refusedToolResult(notSelected(request.params.name, deps.toolSelection), {
-          name: request.params.name,
-          args: request.params.arguments,
-          ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
-        });
+      const { name, arguments: args } = request.params;
+      const ctx = { ...session, logger: log.forRequest(extra.sendNotification) };
+      if (deps.toolSelection && !selected(name)) {
+        return refusedToolResult(notSelected(name, deps.toolSelection), { name, args, ctx });
       }
-      const tool = TOOLS_BY_NAME.get(request.params.name);
-      const offered = tool ? undefined : deps.upstream?.find(request.params.name);
+      const tool = TOOLS_BY_NAME.get(name);
+      const offered = tool ? undefined : deps.upstream?.find(name);
       if (offered && deps.upstream) {
         return dispatchUpstreamTool(deps.upstream, offered, {
-          args: request.params.arguments,
-          ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
+          args,
+          ctx,
           signal: extra.signal,
           progress: passThroughProgress(request, extra),
           downstream: {
@@ -199,31 +197,23 @@ export function createMcpServer(deps: ServerDeps): Server {
           },
         });
       }
-      const withdrawn = tool || offered ? undefined : deps.upstream?.withdrawn(request.params.name);
+      const withdrawn = tool || offered ? undefined : deps.upstream?.withdrawn(name);
       if (withdrawn !== undefined) {
-        return refusedToolResult(new EngramError("forbidden", withdrawn), {
-          name: request.params.name,
-          args: request.params.arguments,
-          ctx: { ...session, logger: log.forRequest(extra.sendNotification) },
-        });
+        return refusedToolResult(new EngramError("forbidden", withdrawn), { name, args, ctx });
       }
       if (!tool) {
         throw new McpError(
           ErrorCode.InvalidParams,
-          `unknown tool "${request.params.name}"; list tools with tools/list`,
+          `unknown tool "${name}"; list tools with tools/list`,
         );
       }
-      const query = request.params.arguments?.query;
+      const query = args?.query;
       if (QUERY_TOOLS.has(tool.name) && typeof query === "string") recent.add(query);
-      return dispatchTool(tool, request.params.arguments, {
-        service: deps.service,
+      return dispatchTool(tool, args, {
+        ...ctx,
         sessions: deps.sessions,
         jobQueue: deps.jobQueue,
         locks: deps.locks,
-        audit: deps.audit,
-        caller: deps.caller,
-        logger: log.forRequest(extra.sendNotification),
-        serverLogger: deps.logger,
         signal: extra.signal,
         ingest,
         model: sessionModel(),

@@ -6,6 +6,7 @@
  */
 import { EngramError } from "../../core/errors.ts";
 import { nearestNames } from "../../core/text/edit_distance.ts";
+import { TOOL_NAME_OR_GLOB } from "../../core/tool_names.ts";
 
 /** Which tools a session may see and call. */
 export interface ToolSelection {
@@ -26,8 +27,9 @@ export function selectTools(
 
 /**
  * One pattern matching any name of the list: tool names and globs hold only letters, digits, `_`
- * and `-` besides `*` and `?` (parseToolList and the config schema check), so a glob is a regular
- * expression with `*` as `.*` and `?` as `.` — no glob library needed on every session's start.
+ * and `-` besides `*` and `?` (TOOL_NAME_OR_GLOB, which parseToolList and the config schema
+ * check), so a glob is a regular expression with `*` as `.*` and `?` as `.` — no glob library
+ * needed on every session's start.
  */
 function listPattern(list: readonly string[]): RegExp {
   const one = (glob: string) =>
@@ -46,7 +48,7 @@ export function parseToolList(text: string, known: readonly string[]): string[] 
     throw new EngramError("invalid_argument", "the tool list is empty; name at least one tool");
   }
   for (const item of list) {
-    if (!/^[A-Za-z0-9_*?-]{1,64}$/.test(item)) {
+    if (!TOOL_NAME_OR_GLOB.test(item)) {
       throw new EngramError(
         "invalid_argument",
         `"${item}" is not a tool name or glob (letters, digits, _ and -, with * and ?)`,

@@ -3,9 +3,8 @@
  * port the server factory takes, and one call's path — tier check, the upstream call with progress
  * and cancellation passed through, and the audit row — shaped like engram's own tools' errors.
  */
-import { EngramError } from "../../core/errors.ts";
-import { concealInternal } from "../../core/internal_errors.ts";
-import { type CallerContext, type Tier, tierAllows } from "../../core/types.ts";
+import type { EngramError } from "../../core/errors.ts";
+import type { CallerContext, Tier } from "../../core/types.ts";
 import type {
   CallToolResult,
   CreateMessageRequestParams,
@@ -14,8 +13,9 @@ import type {
   ElicitResult,
   Tool,
 } from "../sdk.ts";
-import { auditCall, type AuditContext } from "./audit.ts";
-import { toolErrorCode, toolErrorResult } from "./tool_error.ts";
+import type { AuditContext } from "./audit.ts";
+import { auditedToolCall } from "./tool_dispatch.ts";
+import { toolErrorCode } from "./tool_error.ts";
 
 /** An exposed tool as the server sees it. */
 export interface OfferedTool {
@@ -43,17 +43,20 @@ export interface DownstreamClient {
   ) => Promise<CreateMessageResult>;
 }
 
-/** What the server needs of the process's exposed upstream tools. */
-export interface UpstreamTools {
+/**
+ * What the server needs of the process's exposed upstream tools. `T` is what `find` gives and
+ * `call` takes back: the server calls a tool it found in the same turn, so it is never stale.
+ */
+export interface UpstreamTools<T extends OfferedTool = OfferedTool> {
   /** The tools/list entries a session at `tier` is offered (never waits on an upstream). */
   tools(tier: Tier): Tool[];
   /** An exposed tool by its exposed name, whatever its tier. */
-  find(name: string): OfferedTool | undefined;
+  find(name: string): T | undefined;
   /** Why an upstream tool is no longer offered under `name` (it changed, was revoked, …). */
   withdrawn(name: string): string | undefined;
   /** Calls it for `caller`. */
   call(
-    tool: OfferedTool,
+    tool: T,
     args: Record<string, unknown>,
     options: {
       caller: CallerContext;
@@ -67,33 +70,18 @@ export interface UpstreamTools {
 }
 
 /** One call of an exposed tool: tier check, call, audit. Never throws; errors are results. */
-export async function dispatchUpstreamTool(
-  upstream: UpstreamTools,
-  tool: OfferedTool,
+export function dispatchUpstreamTool<T extends OfferedTool>(
+  upstream: UpstreamTools<T>,
+  tool: T,
   o: {
-    args: unknown;
+    args: Record<string, unknown> | undefined;
     ctx: AuditContext;
     signal: AbortSignal;
     progress?: (p: UpstreamProgress) => Promise<void>;
     downstream?: DownstreamClient;
   },
 ): Promise<CallToolResult> {
-  const started = performance.now();
-  const { caller } = o.ctx;
-  let result: CallToolResult;
-  try {
-    if (!tierAllows(caller.tier, tool.tier)) {
-      throw new EngramError(
-        "forbidden",
-        `tool ${tool.exposed} needs tier ${tool.tier}; this session runs at tier ${caller.tier}`,
-      );
-    }
-    if (
-      o.args !== undefined &&
-      (typeof o.args !== "object" || o.args === null || Array.isArray(o.args))
-    ) {
-      throw new EngramError("invalid_argument", `arguments of ${tool.exposed} must be an object`);
-    }
+  return auditedToolCall(o.ctx, { name: tool.exposed, args: o.args, tier: tool.tier }, async () => {
     const progress = o.progress;
     // Progress is passed on in order, and all of it before the result: the agent's SDK drops a
     // progress notification that arrives after the response to its request — or read in the same
@@ -104,9 +92,10 @@ export async function dispatchUpstreamTool(
         forwarded = (forwarded ?? Promise.resolve()).then(() => progress(p)).catch(() => {});
       }
       : undefined;
+    let result: CallToolResult;
     try {
-      result = await upstream.call(tool, (o.args ?? {}) as Record<string, unknown>, {
-        caller,
+      result = await upstream.call(tool, o.args ?? {}, {
+        caller: o.ctx.caller,
         signal: o.signal,
         downstream: o.downstream,
         ...(onprogress ? { onprogress } : {}),
@@ -117,37 +106,18 @@ export async function dispatchUpstreamTool(
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
     }
-  } catch (err) {
-    result = toolErrorResult(
-      concealInternal(err, { logger: o.ctx.serverLogger, what: `tool ${tool.exposed}` }),
-    );
-  }
-  await auditCall(o.ctx, {
-    kind: "tool",
-    name: tool.exposed,
-    args: o.args,
-    errorCode: result.isError ? toolErrorCode(result) ?? "upstream_error" : null,
-    started,
+    // An upstream's own error result carries no engram code.
+    return { result, errorCode: result.isError ? toolErrorCode(result) ?? "upstream_error" : null };
   });
-  return result;
 }
 
 /**
  * The result of calling a tool the session may not call — outside its tool selection, or an
  * upstream tool that was withdrawn (its approval lapsed) — with its audit row.
  */
-export async function refusedToolResult(
+export function refusedToolResult(
   error: EngramError,
   o: { name: string; args: unknown; ctx: AuditContext },
 ): Promise<CallToolResult> {
-  const started = performance.now();
-  const result = toolErrorResult(error);
-  await auditCall(o.ctx, {
-    kind: "tool",
-    name: o.name,
-    args: o.args,
-    errorCode: error.code,
-    started,
-  });
-  return result;
+  return auditedToolCall(o.ctx, { name: o.name, args: o.args }, () => Promise.reject(error));
 }

@@ -1,7 +1,9 @@
 /** The launch rules as a pure evaluation: command shape, allowlist matching, sandbox visibility, http. */
 import assert from "node:assert/strict";
 import { HttpServerSchema } from "../../../src/config/mcp_servers.ts";
+import { LAUNCH_HELPERS } from "../../../src/config/permissions.ts";
 import { commandChecks, programName } from "../../../src/mcp/client/command_rules.ts";
+import { manifestDigest } from "../../../src/mcp/client/launch_manifest.ts";
 import { evaluateLaunch } from "../../../src/mcp/client/launch_rules.ts";
 import { tempDir } from "../../helpers.ts";
 import { BWRAP, launchable, stdioServer, testFacts, testSigner } from "./launch_setup.ts";
@@ -164,5 +166,50 @@ Deno.test("a fresh YAML entry lists what is missing, in order", async () => {
   assert.equal(
     verdict.blocked?.fix,
     "after reviewing it, add it (exactly as written) to mcp.stdio_allowed_commands or to this server's stdio_allowed_commands",
+  );
+});
+
+Deno.test("a stdio verdict carries the launch's digest and its cwd with ~ expanded", async () => {
+  await using dir = await tempDir();
+  const facts = await testFacts(dir.path, {
+    reviewKeys: [signer.reviewKey],
+    vars: { HOME: dir.path },
+  });
+  const server = await launchable(signer, { name: "s", command: "deno", cwd: "~/work" });
+  const verdict = await evaluateLaunch(server, facts);
+  assert.equal(verdict.digest, await manifestDigest(server));
+  assert.equal(verdict.digest, server.manifest_digest);
+  assert.equal(verdict.cwd, `${dir.path}/work`);
+  assert.equal(verdict.blocked?.rule, "cwd", "the expanded path is the one judged");
+  assert.equal(
+    verdict.blocked?.detail,
+    `cwd ${JSON.stringify(`${dir.path}/work`)} is not a directory`,
+  );
+  // A command that is not one plain executable has no digest; an http server has neither.
+  const split = await evaluateLaunch(stdioServer({ name: "s", command: "npx -y pkg" }), facts);
+  assert.equal(split.digest, undefined);
+  assert.equal(split.cwd, undefined);
+  const http = HttpServerSchema.parse({ name: "h", transport: "http", url: "https://x.test/mcp" });
+  const remote = await evaluateLaunch(http, facts);
+  assert.equal(remote.digest, undefined);
+  assert.equal(remote.cwd, undefined);
+});
+
+Deno.test("command rules: each launch helper is refused with its own fix", () => {
+  for (const [helper, fix] of LAUNCH_HELPERS) {
+    assert.deepEqual(firstFailure(`/usr/bin/${helper}`), {
+      rule: "shell",
+      ok: false,
+      detail: `command "/usr/bin/${helper}" is a program engram runs itself`,
+      fix,
+    });
+  }
+  assert.equal(
+    firstFailure("kill")?.fix,
+    "engram uses it to stop servers; name the server's own executable",
+  );
+  assert.equal(
+    firstFailure("bwrap")?.fix,
+    "set sandbox_profile: restricted and engram runs the server in bubblewrap itself",
   );
 });

@@ -76,7 +76,7 @@ Deno.test("sse cap: events within the limit pass unchanged whatever the line end
     ": keep-alive\r\r" + 'data: {"x":1}\n\n';
   for (const size of [1, 3, 7, events.length]) {
     const chunks = events.match(new RegExp(`[\\s\\S]{1,${size}}`, "g"))!;
-    assert.equal(await through(sseEventCap(200, []), chunks), events, `chunks of ${size}`);
+    assert.equal(await through(sseEventCap(200, () => []), chunks), events, `chunks of ${size}`);
   }
 });
 
@@ -87,7 +87,11 @@ Deno.test("sse cap: an oversized event becomes an error event for the request it
   const after = 'data: {"jsonrpc":"2.0","method":"notifications/x"}\n\n';
   // On a GET stream the id comes from the event's edges; on a POST stream from the request sent.
   for (const ids of [[], [4]]) {
-    const out = await through(sseEventCap(1000, ids), [big.slice(0, 500), big.slice(500), after]);
+    const out = await through(sseEventCap(1000, () => ids), [
+      big.slice(0, 500),
+      big.slice(500),
+      after,
+    ]);
     const [error, rest] = out.split("\n\n");
     assert.match(error, /^id: ev-9\nevent: message\ndata: /);
     const message = JSON.parse(error.split("data: ")[1]);
@@ -144,5 +148,5 @@ Deno.test("oversize: an upstream's own request or notification is never taken fo
     "n".repeat(3000)
   }"},"jsonrpc":"2.0"}\n\n`;
   const answer = 'data: {"result":{},"jsonrpc":"2.0","id":4}\n\n';
-  assert.equal(await through(sseEventCap(1000, [4]), [note, answer]), answer);
+  assert.equal(await through(sseEventCap(1000, () => [4]), [note, answer]), answer);
 });

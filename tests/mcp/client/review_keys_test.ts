@@ -75,14 +75,27 @@ Deno.test("signatures: verify with the listed key, not with an unknown one, not 
   const other = await testSigner();
   const signature = await signDigest(DIGEST, signer);
   assert.equal(
-    await findSigner(DIGEST, signature, [other.reviewKey, signer.reviewKey]),
+    await findSigner(DIGEST, { signature, reviewKeys: [other.reviewKey, signer.reviewKey] }),
     signer.reviewKey,
   );
-  assert.equal(await findSigner(DIGEST, signature, [other.reviewKey]), null, "unknown key");
-  assert.equal(await findSigner(`sha256:${"cd".repeat(32)}`, signature, [signer.reviewKey]), null);
-  assert.equal(await findSigner(DIGEST, "not base64!", [signer.reviewKey]), null);
-  assert.equal(await findSigner(DIGEST, btoa("short"), [signer.reviewKey]), null);
-  assert.equal(await findSigner(DIGEST, signature, ["ed25519:garbage"]), null);
+  assert.equal(
+    await findSigner(DIGEST, { signature, reviewKeys: [other.reviewKey] }),
+    null,
+    "unknown key",
+  );
+  assert.equal(
+    await findSigner(`sha256:${"cd".repeat(32)}`, { signature, reviewKeys: [signer.reviewKey] }),
+    null,
+  );
+  assert.equal(
+    await findSigner(DIGEST, { signature: "not base64!", reviewKeys: [signer.reviewKey] }),
+    null,
+  );
+  assert.equal(
+    await findSigner(DIGEST, { signature: btoa("short"), reviewKeys: [signer.reviewKey] }),
+    null,
+  );
+  assert.equal(await findSigner(DIGEST, { signature, reviewKeys: ["ed25519:garbage"] }), null);
 });
 
 Deno.test("review key entries: exactly ed25519: and the base64 of 32 bytes", async () => {
@@ -196,7 +209,7 @@ Deno.test({
       dir.path,
     );
     assert.match(entry, REVIEW_KEY);
-    assert.equal(await findSigner(DIGEST, signature, [entry]), entry);
+    assert.equal(await findSigner(DIGEST, { signature, reviewKeys: [entry] }), entry);
     // The same PEM works with engram's signing, giving the same (deterministic) signature.
     const signer = await readPrivateKey(`${dir.path}/reviewer.pem`);
     assert.equal(signer.reviewKey, entry);

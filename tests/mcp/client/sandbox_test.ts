@@ -57,7 +57,10 @@ Deno.test({
 });
 
 Deno.test("sandbox args: network only when allowed, the sandbox dir is the only writable bind", () => {
-  const args = bwrapArgs({ sandboxDir: "/d/sandboxes/s", network: false }, "npx", ["-y", "pkg"]);
+  const args = bwrapArgs({ sandboxDir: "/d/sandboxes/s", network: false }, {
+    command: "npx",
+    args: ["-y", "pkg"],
+  });
   assert.ok(args.includes("--unshare-all") && args.includes("--die-with-parent"));
   assert.ok(!args.includes("--share-net"));
   assert.deepEqual(args.slice(-4), ["--", "npx", "-y", "pkg"]);
@@ -68,7 +71,10 @@ Deno.test("sandbox args: network only when allowed, the sandbox dir is the only 
     "/tmp first: the dir may be under it",
   );
   assert.ok(!args.some((a) => a === "/etc" || a === "/home" || a === "/root"));
-  const net = bwrapArgs({ sandboxDir: "/d", cwd: "/srv/x", network: true }, "npx", []);
+  const net = bwrapArgs({ sandboxDir: "/d", cwd: "/srv/x", network: true }, {
+    command: "npx",
+    args: [],
+  });
   assert.ok(net.includes("--share-net"));
   assert.deepEqual(net.slice(net.indexOf("--ro-bind", net.indexOf("--bind")), -2), [
     "--ro-bind",

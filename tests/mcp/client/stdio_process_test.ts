@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { EngramError } from "../../../src/core/errors.ts";
 import { startStdioServer } from "../../../src/mcp/client/stdio_process.ts";
 import { tempDir } from "../../helpers.ts";
 import {
@@ -153,4 +154,61 @@ Deno.test("stdio process: stderr is kept bounded, latest bytes last", async () =
   } finally {
     await lines.close();
   }
+});
+
+Deno.test("stdio process: the stderr tail is exactly the last bytes, across many writes", async () => {
+  await using dir = await tempDir();
+  const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
+  const server = await launchable(signer, {
+    name: "chatty",
+    command: "deno",
+    args: ["run", "-A", "--no-config", TREE_SERVER, token()],
+  });
+  const proc = await startStdioServer(server, { facts, stderrBytes: 500 });
+  const lines = jsonLines(proc.stdout);
+  try {
+    await lines.next();
+    const writer = proc.stdin.getWriter();
+    // One write at a time (each answered before the next), so the tail is built from many chunks.
+    for (const size of [300, 300, 300, 300]) {
+      await writer.write(new TextEncoder().encode(`stderr ${size}\n`));
+      await lines.next();
+    }
+    writer.releaseLock();
+    await proc.stop({ graceMs: 2000 });
+    // "tree_server: started\n" (21 bytes), then four lines of 300 x: 1225 bytes, 500 kept.
+    const all = "tree_server: started\n" + `${"x".repeat(300)}\n`.repeat(4);
+    assert.equal(proc.stderrText(), `[725 earlier bytes dropped]\n${all.slice(-500)}`);
+  } finally {
+    await lines.close();
+  }
+});
+
+Deno.test("stdio process: a verdict passed in is the one obeyed, and nothing starts when it blocks", async () => {
+  await using dir = await tempDir();
+  const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
+  const mark = token();
+  const server = await treeServer("standard", mark);
+  const blocked = {
+    rule: "enabled",
+    ok: false,
+    detail: "the server is disabled",
+    fix: "enable it",
+  };
+  await assert.rejects(
+    startStdioServer(server, {
+      facts,
+      verdict: { server: server.name, checks: [blocked], blocked },
+    }),
+    (err: unknown) => {
+      assert.ok(err instanceof EngramError);
+      assert.equal(err.code, "forbidden");
+      assert.equal(
+        err.message,
+        'mcp server "tree" is blocked by rule enabled: the server is disabled; enable it',
+      );
+      return true;
+    },
+  );
+  assert.deepEqual(processesWith(mark), [], "nothing was started");
 });

@@ -32,8 +32,11 @@ export function approvalStoreContract(backend: ContractBackend): void {
     await using f = await withBrain(backend);
     const store = f.storage.approvals;
     assert.deepEqual(await store.putApproval(approval("read")), approval("read"));
-    assert.deepEqual(await store.findApproval("files", "tool", "read"), approval("read"));
-    assert.equal(await store.findApproval("files", "prompt", "read"), null);
+    assert.deepEqual(
+      await store.findApproval({ server: "files", kind: "tool", name: "read" }),
+      approval("read"),
+    );
+    assert.equal(await store.findApproval({ server: "files", kind: "prompt", name: "read" }), null);
     const revoked = approval("read", { state: "revoked", revoked_at: "2030-01-02T00:00:00.000Z" });
     await store.putApproval(revoked);
     assert.deepEqual(await store.listApprovals("FILES"), [revoked]);
@@ -42,8 +45,11 @@ export function approvalStoreContract(backend: ContractBackend): void {
       "Files/read",
       "Other/a",
     ]);
-    assert.equal(await store.deleteApproval("files", "tool", "read"), true);
-    assert.equal(await store.deleteApproval("files", "tool", "read"), false);
+    assert.equal(await store.deleteApproval({ server: "files", kind: "tool", name: "read" }), true);
+    assert.equal(
+      await store.deleteApproval({ server: "files", kind: "tool", name: "read" }),
+      false,
+    );
   });
 
   test("replaceApprovals swaps the whole set at once", async () => {

@@ -1,5 +1,6 @@
 /** @module memory_meeting_extract: meeting notes or a transcript turned into structure. */
 import type { MeetingResult } from "../../../core/meetings.ts";
+import { actionItemText } from "../../../core/synthesis/item_text.ts";
 import { MeetingInput } from "../../../core/synthesis_schemas.ts";
 import { MeetingOutputSchema } from "../output_schemas.ts";
 import { defineTool } from "../tool.ts";
@@ -31,12 +32,7 @@ export const memoryMeetingExtract = defineTool({
       lines.push(`${title}: ${items.length ? "" : "none"}`, ...items.map((x) => `- ${x}`));
     };
     list("Decisions", r.decisions);
-    list(
-      "Action items",
-      r.action_items.map((a) =>
-        `${a.owner ? `${a.owner}: ` : ""}${a.task}${a.due ? ` (due ${a.due})` : ""}`
-      ),
-    );
+    list("Action items", r.action_items.map(actionItemText));
     list("Open questions", r.open_questions);
     if (r.stored) lines.push(`Stored as ${r.stored.path} (source ${r.source?.path})`);
     return lines.join("\n");

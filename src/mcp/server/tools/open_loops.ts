@@ -1,5 +1,6 @@
 /** @module memory_open_loops: unchecked tasks, unanswered questions and commitments. */
 import type { OpenLoop, OpenLoopsResult } from "../../../core/open_loops.ts";
+import { ownerAndDue } from "../../../core/synthesis/item_text.ts";
 import { OpenLoopsInput } from "../../../core/synthesis_schemas.ts";
 import { OpenLoopsOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
@@ -32,7 +33,7 @@ export const memoryOpenLoops = defineTool({
 });
 
 function line(i: OpenLoop): string {
-  const who = [i.owner, i.due ? `due ${i.due}` : ""].filter(Boolean).join(", ");
+  const who = ownerAndDue(i);
   const state = i.status === "closed" ? ` [closed: ${i.closed_by}]` : "";
   return `- ${i.kind}: ${i.text.replace(/\s+/g, " ")}${
     who ? ` (${who})` : ""
