@@ -1,10 +1,12 @@
 /**
  * @module `engram mcp approvals` through the real CLI against a real fixture upstream: approving,
  * each way an approval lapses (description, schema, annotations, rename, launch change), diff, the
- * lockfile round trip and `verify`'s exit code, and the error paths.
+ * lockfile round trip and `verify`'s exit code, and the error paths (each one's exit code and
+ * message).
  */
 import assert from "node:assert/strict";
 import { NO_CHANGES, signedConfig, upstreamSetup, WELL } from "./_signed_upstreams.ts";
+import { assertFails } from "./_util.ts";
 
 /** The states `approvals --json` reports, by `kind name`. */
 async function states(
@@ -46,7 +48,9 @@ Deno.test("approvals: pending until approved; every change of a pinned definitio
   ) {
     const after = await states(s.run, change);
     assert.equal(after[what], "changed", `${change} must lapse ${what}`);
-    assert.equal(after["tool echo"] === "changed" || what !== "tool echo", true);
+    for (const other of ["tool echo", "tool add", "prompt greet"].filter((o) => o !== what)) {
+      assert.equal(after[other], "approved", `${change} of ${what} must leave ${other} approved`);
+    }
   }
   assert.equal((await states(s.run))["tool echo"], "approved", "back to the approved definition");
   const renamed = await states(s.run, "rename:echo=shout");
@@ -171,4 +175,101 @@ Deno.test("with mcp.approvals_lock the committed file is the source of truth", a
   assert.match(importing.stderr, /approvals are read from the lockfile/);
   const verify = await s.run(["approvals", "verify"]);
   assert.equal(verify.code, 0, verify.stdout);
+});
+
+Deno.test("approvals: revoking what was never approved, a name two kinds share, and a capability the server stopped listing", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  assertFails(
+    await s.run(["approvals", "revoke", "files", "echo"]),
+    1,
+    'engram: not_found: files has no approval of "echo"; list them with: engram mcp approvals files',
+  );
+  // A tool named like the prompt greet: the name alone does not say which.
+  const twin = { UPSTREAM_CHANGES: "add-tool:greet" };
+  assertFails(
+    await s.run(["approvals", "approve", "files", "greet"], twin),
+    2,
+    /^engram: files has a (tool and a prompt|prompt and a tool) named "greet"; say which with --kind$/m,
+  );
+  for (const kind of ["tool", "prompt"]) {
+    const r = await s.run(["approvals", "approve", "files", "greet", "--kind", kind], twin);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  assertFails(
+    await s.run(["approvals", "revoke", "files", "greet"], twin),
+    2,
+    /^engram: files has approvals of a (tool and a prompt|prompt and a tool) named "greet"; say which with --kind$/m,
+  );
+  const one = await s.run(["approvals", "revoke", "files", "greet", "--kind", "tool"], twin);
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(one.stdout, "revoked tool files greet\n");
+  // Approved once, then no longer listed (renamed): nothing to approve again.
+  assert.equal((await s.run(["approvals", "approve", "files", "echo"])).code, 0);
+  assertFails(
+    await s.run(["approvals", "approve", "files", "echo"], {
+      UPSTREAM_CHANGES: "rename:echo=shout",
+    }),
+    1,
+    "engram: conflict: files does not list tool echo now, so there is no definition to approve; see: engram mcp discover files",
+  );
+});
+
+Deno.test("approvals approve --expose is refused when the config file sets the exposure", async () => {
+  await using s = await upstreamSetup([{ ...WELL, extra: ["expose: { tier: read }"] }], {
+    env: NO_CHANGES,
+  });
+  assertFails(
+    await s.run(["approvals", "approve", "files", "echo", "--expose", "write"]),
+    1,
+    /^engram: conflict: the exposure of files echo is set in .*\/config\/engram\.yaml:\d+, and the config file wins; change it there$/m,
+  );
+  assert.equal((await states(s.run))["tool echo"], "pending", "nothing was approved");
+});
+
+Deno.test("approvals usage errors exit 2 and say what the verb takes", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  const cases: [string[], string][] = [
+    [["approve", "files"], "approve takes SERVER and NAME, or SERVER --all-pending"],
+    [
+      ["approve", "files", "echo", "--all-pending"],
+      "approve takes SERVER and NAME, or SERVER --all-pending",
+    ],
+    [
+      ["approve", "files", "echo", "--expose", "root"],
+      '--expose must be read, write, admin or none, not "root"',
+    ],
+    [["revoke", "files"], "revoke takes SERVER and NAME"],
+    [["diff", "files"], "diff takes SERVER and NAME"],
+    [["export"], "export takes FILE"],
+    [["import"], "import takes FILE"],
+  ];
+  for (const [args, message] of cases) {
+    const r = await s.run(["approvals", ...args]);
+    assertFails(r, 2, `engram: ${message}; see: engram mcp approvals --help\n`);
+  }
+});
+
+Deno.test("lockfile errors: an unwritable or unreadable file, a missing one, and verify with no lockfile", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  assertFails(
+    await s.run(["approvals", "export", "nodir/x.json"]),
+    2,
+    new RegExp(`^engram: cannot write lockfile ${s.dir}/nodir/x\\.json: .+`, "m"),
+  );
+  await Deno.mkdir(`${s.dir}/adir`);
+  assertFails(
+    await s.run(["approvals", "import", "adir"]),
+    2,
+    new RegExp(`^engram: cannot read lockfile ${s.dir}/adir: .+`, "m"),
+  );
+  assertFails(
+    await s.run(["approvals", "import", "missing.json"]),
+    1,
+    `engram: not_found: lockfile ${s.dir}/missing.json does not exist; write it with: engram mcp approvals export ${s.dir}/missing.json`,
+  );
+  assertFails(
+    await s.run(["approvals", "verify"]),
+    2,
+    "engram: verify compares a lockfile with the servers: pass --lock FILE, or set mcp.approvals_lock in the config",
+  );
 });

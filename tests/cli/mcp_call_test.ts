@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { upstreamSetup } from "./_signed_upstreams.ts";
+import { assertFails } from "./_util.ts";
 
 const WELL = { name: "files", fixture: "well_behaved" };
 
@@ -81,6 +82,27 @@ Deno.test("call errors: unapproved, unknown tool with nearest names, bad --args 
   assert.match(failing.stderr, /returned an error result/);
 });
 
+Deno.test("call: --args with --args-file, and an --args-file that cannot be read, are usage errors", async () => {
+  await using s = await upstreamSetup([WELL]);
+  await Deno.writeTextFile(`${s.dir}/args.json`, '{"text": "x"}');
+  assertFails(
+    await s.run(["call", "files", "echo", "--args", "{}", "--args-file", "args.json"]),
+    2,
+    "engram: give --args or --args-file, not both; see: engram mcp call --help\n",
+  );
+  assertFails(
+    await s.run(["call", "files", "echo", "--args-file", "missing.json", "--unapproved"]),
+    2,
+    new RegExp(`^engram: cannot read --args-file ${s.dir}/missing\\.json: No such file`),
+  );
+  await Deno.mkdir(`${s.dir}/adir`);
+  assertFails(
+    await s.run(["call", "files", "echo", "--args-file", "adir", "--unapproved"]),
+    2,
+    new RegExp(`^engram: cannot read --args-file ${s.dir}/adir: .+`),
+  );
+});
+
 Deno.test("read-resource prints text, describes binary, and --json gives it exactly", async () => {
   await using s = await upstreamSetup([WELL]);
   const textual = await s.run(["read-resource", "files", "fixture://text/hello"]);
@@ -95,8 +117,11 @@ Deno.test("read-resource prints text, describes binary, and --json gives it exac
     (await s.run(["read-resource", "files", "fixture://blob/bytes.bin", "--json"])).stdout,
   );
   assert.equal(typeof json.contents[0].blob, "string");
-  const missing = await s.run(["read-resource", "files", "fixture://nope"]);
-  assert.equal(missing.code, 1);
+  assertFails(
+    await s.run(["read-resource", "files", "fixture://nope"]),
+    1,
+    'engram: not_found: upstream "files" has no such resource: Resource not found: fixture://nope\n',
+  );
 });
 
 Deno.test("a crashing upstream and a hanging one are clear errors within the timeout", async () => {
@@ -117,7 +142,10 @@ Deno.test("a crashing upstream and a hanging one are clear errors within the tim
   const started = Date.now();
   const hung = await s.run(["call", "stuck", "wait_forever", "--unapproved"]);
   assert.equal(hung.code, 1);
-  assert.match(hung.stderr, /provider_unavailable: .*stuck.*(timed out|did not answer)/i);
+  assert.equal(
+    hung.stderr,
+    'engram: provider_unavailable: upstream "stuck" did not answer tools/call "wait_forever" within 1500 ms, so engram cancelled it; raise mcp.request_timeout_ms if it needs longer, or check it with: engram mcp doctor stuck\n',
+  );
   assert.ok(Date.now() - started < 10_000, "bounded by the request timeout");
 });
 

@@ -266,4 +266,10 @@ Deno.test("compile-resource --all recompiles a server's documents and reports ch
   assertFails(both, 2, "give a URI or --all, not both");
   const neither = await s.run(["compile-resource", "folder"]);
   assertFails(neither, 2, /missing URI; give the resource to compile/);
+  const pathAll = await s.run(["compile-resource", "folder", "--all", "--path", "/kb/x.md"]);
+  assertFails(
+    pathAll,
+    2,
+    "engram: --path names one document; --all keeps each one's path; see: engram mcp compile-resource --help\n",
+  );
 });

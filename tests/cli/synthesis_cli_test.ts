@@ -1,5 +1,6 @@
 /** @module `engram pack`, `loops`, `decisions`, `meeting` and `ask --strict` through the real CLI: text for people, `--json` for scripts, and their usage errors. */
 import assert from "node:assert/strict";
+import { LIMITS } from "../../src/core/limits.ts";
 import { runEngram, tempDir } from "../helpers.ts";
 import { assertFails, assertOk, runJson, writeText } from "./_util.ts";
 
@@ -89,6 +90,12 @@ Deno.test("engram pack / loops / decisions: text for people, --json for scripts"
     2,
     /since must be an RFC 3339 time, a date \(2024-05-01\) or an age such as 24h, 7d/,
   );
+  // Shaped like a date, but no such day.
+  assertFails(
+    await runEngram(["loops", "--since", "2024-13-45"], { dataDir: dir.path }),
+    2,
+    'engram: since "2024-13-45" is not a valid time; give an RFC 3339 time, a date (2024-05-01) or an age (7d)\n',
+  );
 
   const decisions = await runEngram(["decisions", "payment"], { dataDir: dir.path });
   assertOk(decisions);
@@ -157,6 +164,23 @@ Deno.test("engram meeting: a file, stdin or a stored document; --store; usage er
     await runEngram(["meeting", "-"], { dataDir: dir.path, stdin: " \n" }),
     2,
     /stdin holds no text/,
+  );
+  await Deno.mkdir(`${dir.path}/notes`);
+  assertFails(
+    await runEngram(["meeting", "notes"], { dataDir: dir.path }),
+    2,
+    "engram: notes is a directory; give a file, or - for stdin\n",
+  );
+  // One byte over the limit (a sparse file: its size, not its blocks, is what counts).
+  const big = `${dir.path}/big.md`;
+  await Deno.writeTextFile(big, "");
+  await Deno.truncate(big, LIMITS.ingestFileBytes + 1);
+  assertFails(
+    await runEngram(["meeting", "big.md"], { dataDir: dir.path }),
+    1,
+    `engram: file_too_large: big.md is ${
+      LIMITS.ingestFileBytes + 1
+    } bytes; a meeting file is at most ${LIMITS.ingestFileBytes} bytes (25 MiB) — split it\n`,
   );
 });
 

@@ -1,7 +1,9 @@
 /**
  * @module Remote upstreams on loopback through the session layer: Streamable HTTP and legacy SSE
  * (the well-behaved fixture behind the SDK's server transports), `${VAR}` headers, the byte cap
- * on SSE events, stream resumption, and a server that is not there.
+ * on SSE events, stream resumption, and a server that is not there; and a request the upstream
+ * does not implement (-32601), shown with a tools-only stdio fixture since the HTTP fixture
+ * serves every method a session can send.
  */
 import assert from "node:assert/strict";
 import type { FetchLike } from "../../../src/mcp/client/capped_fetch.ts";
@@ -11,7 +13,7 @@ import {
   startLegacySseUpstream,
   startStreamableHttpUpstream,
 } from "../../fixtures/upstream/http_upstream.ts";
-import { rejection, remoteServer, textOf, upstreamWorld } from "./upstream_setup.ts";
+import { fixtureServer, rejection, remoteServer, textOf, upstreamWorld } from "./upstream_setup.ts";
 
 /** A fetch that records each request's method and headers. */
 function recordingFetch() {
@@ -149,6 +151,31 @@ Deno.test("http: a session the server forgot (404) is started again and the call
     assert.equal(up.sessions(), 1, "a new session");
     assert.notEqual(session.identity(), first, "initialized again");
     assert.deepEqual(statuses, ["ready", "reconnecting", "ready"]);
+  } finally {
+    await session.close();
+  }
+});
+
+Deno.test("session: a request the upstream does not implement is not_implemented, naming the method", async () => {
+  await using world = await upstreamWorld();
+  // failing_half declares and serves tools only.
+  const server = await fixtureServer(world.signer, "tools", "failing_half");
+  const session = new UpstreamSession(server, { facts: world.facts, requestTimeoutMs: 10_000 });
+  try {
+    assert.deepEqual(await session.listPrompts(), [], "no prompts declared: not even asked");
+    const prompt = await rejection(session.getPrompt("greet"));
+    assert.equal(prompt.code, "not_implemented");
+    assert.equal(
+      prompt.message,
+      'upstream "tools" does not implement prompts/get: Method not found',
+    );
+    const read = await rejection(session.readResource("fixture://text/hello"));
+    assert.equal(read.code, "not_implemented");
+    assert.equal(
+      read.message,
+      'upstream "tools" does not implement resources/read: Method not found',
+    );
+    assert.equal(textOf(await session.callTool("flaky")), "call 1: ok", "the session goes on");
   } finally {
     await session.close();
   }

@@ -8,6 +8,10 @@ import { marketplace, marketplaceConfig } from "../../../src/mcp/client/marketpl
 
 Deno.test("every catalogue entry is pinned and fills into a disabled, pending, user_added server", () => {
   const { servers } = marketplace();
+  assert.ok(
+    servers.length >= 5,
+    `the catalogue lists ${servers.length} servers; expected 5 or more`,
+  );
   assert.equal(new Set(servers.map((s) => s.name)).size, servers.length, "names are unique");
   for (const entry of servers) {
     const values = Object.fromEntries(
