@@ -57,7 +57,14 @@ commands:
   import DIR             read a folder of markdown files (a vault) into a brain
   backup FILE            write a consistent copy of the database, even while engram runs
   restore FILE           replace the database with a backup (engram must not be running)
-  mcp report             summarise the audit log of MCP calls (per tool and client)
+  mcp servers|doctor|import|enable|disable|consent|remove|keys|sign
+                         review, sign and launch upstream MCP servers safely
+  mcp discover|call|read-resource
+                         connect to an upstream server and use it
+  mcp approvals|exposure approve upstream tools; see what agents are offered and why
+  mcp compile-resource|score|report|marketplace
+                         compile resources into memory; score upstreams; the audit report
+                         (engram mcp --help lists them all)
   version                print version information (also: --version, -v)
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.

@@ -21,7 +21,7 @@ export const ASK_SPEC: CommandSpec = {
     strict: {
       type: "boolean",
       help:
-        'answer only what the passages state; else "Not in memory: …" (grounded: false in --json)',
+        'answer only what the passages state; when they do not answer it: "Not in memory: …" (grounded: false in --json)',
     },
     json: {
       type: "boolean",

@@ -53,7 +53,7 @@ export const memoryAsk = defineTool({
   title: "Ask memory",
   tier: "read",
   description:
-    'Answer a question from the brain\'s best passages, by the configured model (else the built-in extractive engine), citing each claim with a verbatim quote. strict: true answers only what the passages state; otherwise the answer starts with "Not in memory" and grounded is false. With _meta.progressToken the answer streams as progress messages (strict: in one piece).',
+    'Answer a question from the brain\'s best passages, by the configured model (else the built-in extractive engine), citing each claim with a verbatim quote. strict: true answers only what the passages state: when they do not answer it, the answer starts with "Not in memory" and grounded is false. With _meta.progressToken the answer streams as progress messages (strict: in one piece).',
   input: AskInput,
   output: z.looseObject({
     answer: z.string(),
