@@ -1,4 +1,6 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
+import { checkToolList, SERVER_TOOLS_KEY } from "../../mcp/server/tool_selection.ts";
+import { MEMORY_TOOLS } from "../../mcp/server/tools/index.ts";
 import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
 import type { Tier } from "../../core/types.ts";
@@ -51,6 +53,8 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
       `--insecure-no-auth only works on a loopback address, not ${host}; create tokens with engram tokens create instead`,
     );
   }
+  const tools = config.http.tools &&
+    checkToolList(config.http.tools, MEMORY_TOOLS.map((t) => t.name), { where: SERVER_TOOLS_KEY });
   const logger = stderrLogger(config.logLevel);
   const runtime = await openRuntime(config, { logger });
   const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });
@@ -66,7 +70,7 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
       cwd: ctx.cwd,
       jobs,
       upstream: upstream?.tools,
-      tools: config.http.tools,
+      tools,
     }),
     verifyToken: noAuth ? anonymousVerifier(tier) : (token) => runtime.tokens.verify(token),
     anonymous: noAuth,

@@ -9,7 +9,7 @@ import { stderrLogger } from "../logger.ts";
 import { applyModePermissions } from "../permissions.ts";
 import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
 import { serveUpstreamTools } from "../upstream_tools.ts";
-import { parseToolList } from "../../mcp/server/tool_selection.ts";
+import { checkToolList, parseToolList, SERVER_TOOLS_KEY } from "../../mcp/server/tool_selection.ts";
 import { MEMORY_TOOLS } from "../../mcp/server/tools/index.ts";
 
 /** Usage of `engram stdio`. */
@@ -45,9 +45,10 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     },
     { env: ctx.env, cwd: ctx.cwd },
   );
+  const known = MEMORY_TOOLS.map((t) => t.name);
   const tools = args.values.tools === undefined
-    ? config.http.tools
-    : parseToolList(args.values.tools as string, MEMORY_TOOLS.map((t) => t.name));
+    ? config.http.tools && checkToolList(config.http.tools, known, { where: SERVER_TOOLS_KEY })
+    : parseToolList(args.values.tools as string, known);
   const logger = stderrLogger(config.logLevel);
   const runtime = await openRuntime(config, { logger });
   const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });

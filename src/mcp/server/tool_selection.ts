@@ -43,25 +43,33 @@ function listPattern(list: readonly string[]): RegExp {
  * (`mcp_…`) is refused with the nearest names.
  */
 export function parseToolList(text: string, known: readonly string[]): string[] {
-  const list = text.split(",").map((t) => t.trim()).filter(Boolean);
-  if (list.length === 0) {
-    throw new EngramError("invalid_argument", "the tool list is empty; name at least one tool");
-  }
+  return checkToolList(text.split(",").map((t) => t.trim()).filter(Boolean), known);
+}
+
+/**
+ * The same checks for a list already split — the config's `server.tools` — with `where` (the key)
+ * leading each message, so a typo in the file is refused at start instead of hiding the tool.
+ */
+export function checkToolList(
+  list: readonly string[],
+  known: readonly string[],
+  o: { where?: string } = {},
+): string[] {
+  const fail = (message: string) =>
+    new EngramError("invalid_argument", o.where ? `${o.where}: ${message}` : message);
+  if (list.length === 0) throw fail("the tool list is empty; name at least one tool");
   for (const item of list) {
     if (!TOOL_NAME_OR_GLOB.test(item)) {
-      throw new EngramError(
-        "invalid_argument",
-        `"${item}" is not a tool name or glob (letters, digits, _ and -, with * and ?)`,
-      );
+      throw fail(`"${item}" is not a tool name or glob (letters, digits, _ and -, with * and ?)`);
     }
     if (/[*?]/.test(item) || item.startsWith("mcp_") || known.includes(item)) continue;
-    throw new EngramError(
-      "invalid_argument",
-      `engram has no tool "${item}"; nearest: ${nearestNames(item, known).join(", ")}`,
-    );
+    throw fail(`engram has no tool "${item}"; nearest: ${nearestNames(item, known).join(", ")}`);
   }
-  return list;
+  return [...list];
 }
+
+/** Where the configured selection is written, for messages. */
+export const SERVER_TOOLS_KEY = "config key server.tools";
 
 /** Why a tool outside the selection is refused. */
 export function notSelected(name: string, selection: ToolSelection): EngramError {
