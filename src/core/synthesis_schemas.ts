@@ -16,13 +16,13 @@ const PACK_BUDGET = { min: 200, max: 100_000, default: 4_000 } as const;
 const MEETING_CONTENT_CHARS = LIMITS.rememberContentChars;
 
 const SINCE =
-  /^(?:\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?|\d{1,4}[hdwm])$/;
+  /^(?:\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?|\d{1,4}[mhdw])$/;
 
-/** A point in time: RFC 3339, a date, or an age such as 7d (hours h, days d, weeks w, months m). */
+/** A point in time: RFC 3339, a date, or an age such as 7d (minutes m, hours h, days d, weeks w). */
 export const since = z.string().regex(
   SINCE,
-  "since must be an RFC 3339 time, a date (2024-05-01) or an age such as 24h, 7d, 2w or 3m",
-).describe("Only what was written since: an RFC 3339 time, a date, or an age (24h, 7d, 2w, 3m)");
+  "since must be an RFC 3339 time, a date (2024-05-01) or an age such as 24h, 7d, 2w or 30m",
+).describe("Only what was written since: an RFC 3339 time, a date, or an age (30m, 24h, 7d, 2w)");
 
 const path = z.string().min(1).max(LIMITS.pathChars).refine(
   (p) => p.startsWith("/") && !p.includes("\0"),
@@ -108,14 +108,9 @@ export type DecisionsArgs = z.infer<typeof DecisionsInput>;
 /** Parsed memory_meeting_extract input. */
 export type MeetingArgs = z.infer<typeof MeetingInput>;
 
-const HOUR_MS = 3_600_000;
-
-/** What an age's units mean for `since`: hours, days, weeks and months (of 30 days). */
-const SINCE_UNITS = { h: HOUR_MS, d: 24 * HOUR_MS, w: 24 * 7 * HOUR_MS, m: 24 * 30 * HOUR_MS };
-
 /** The instant an RFC 3339 time, date or age (`7d`) names, as an ISO string. */
 export function sinceInstant(value: string, now: Date): string {
-  const at = ageOrTime(value, { now, units: SINCE_UNITS });
+  const at = ageOrTime(value, { now });
   if (at === null) {
     throw new EngramError(
       "invalid_argument",

@@ -109,6 +109,6 @@ Deno.test("open loops: empty brain, scopes, code blocks and limits", async () =>
   assert.ok(!OpenLoopsInput.safeParse({ since: "last week" }).success);
   assert.match(
     OpenLoopsInput.safeParse({ since: "last week" }).error!.issues[0].message,
-    /an age such as 24h, 7d, 2w or 3m/,
+    /an age such as 24h, 7d, 2w or 30m/,
   );
 });

@@ -19,7 +19,7 @@ export const MCP_REPORT_SPEC: CommandSpec = {
   options: {
     since: {
       type: "string",
-      help: "WHEN  a duration back from now (30m, 12h, 7d) or an RFC 3339 time; default 7d",
+      help: "WHEN  a duration back from now (30m, 12h, 7d, 2w) or an RFC 3339 time; default 7d",
     },
     json: { type: "boolean", help: "print the report as JSON" },
   },
@@ -103,13 +103,10 @@ function printUpstream(ctx: CommandContext, upstream: AuditReport["upstream"]): 
   ]));
 }
 
-/** What a duration's units mean for `--since`: `m` is minutes here (months for loops and decisions). */
-const DURATION_UNITS = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `7d`, `12h`, `30m` back from now, or an RFC 3339 time. */
+/** `30m`, `12h`, `7d`, `2w` back from now, or an RFC 3339 time. */
 export function sinceTime(value: string | undefined, spec: CommandSpec = MCP_REPORT_SPEC): string {
   const v = value ?? "7d";
-  const at = ageOrTime(v, { now: new Date(), units: DURATION_UNITS });
+  const at = ageOrTime(v, { now: new Date() });
   if (at === null) {
     throw usageError(spec, `--since "${v}" is neither a duration (30m, 12h, 7d) nor a time`);
   }

@@ -20,7 +20,7 @@ export const MCP_SCORE_SPEC: CommandSpec = {
   options: {
     since: {
       type: "string",
-      help: "WHEN  a duration back from now (30m, 12h, 7d) or an RFC 3339 time; default 7d",
+      help: "WHEN  a duration back from now (30m, 12h, 7d, 2w) or an RFC 3339 time; default 7d",
     },
     json: { type: "boolean", help: "print the scores as JSON" },
   },
