@@ -30,6 +30,8 @@ export interface MeetingResult extends MeetingDraft {
 /** Where stored meeting notes and their inline sources go. */
 const NOTES_FOLDER = "/memory/project/meetings/";
 const SOURCES_FOLDER = "/transcripts/meetings/";
+/** The stored note's metadata key naming its source: open loops list the note's items, not both. */
+export const MEETING_SOURCE_KEY = "meeting_source";
 
 /** Reads a meeting and, with `store`, keeps it as a note. */
 export async function extractMeeting(
@@ -69,7 +71,10 @@ export async function extractMeeting(
   const day = draft.date && /^\d{4}-\d{2}-\d{2}$/.test(draft.date)
     ? draft.date
     : (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);
-  const name = `${day}-${slugify(draft.title, 60) || "meeting"}`;
+  // "Sync 2024-05-14" is stored as 2024-05-14-sync, not 2024-05-14-sync-2024-05-14.
+  const titleSlug = slugify(draft.title, 60).replace(day, "").replace(/-{2,}/g, "-")
+    .replace(/^-|-$/g, "");
+  const name = `${day}-${titleSlug || "meeting"}`;
   const source = doc
     ? { document_id: doc.id, path: doc.path }
     : await storeSource(deps.service, caller, { brain: brain.id, name, text, title: draft.title });
@@ -79,6 +84,7 @@ export async function extractMeeting(
     title: draft.title,
     content: meetingNote(draft, source.path),
     tags: ["meeting"],
+    metadata: { [MEETING_SOURCE_KEY]: source.path },
   }, { source: "extract" });
   return { ...result, source, stored: { document_id: note.id, path: note.path } };
 }

@@ -5,6 +5,7 @@
  * first seen and when it closed: checked off, answered, or removed. Rules only: scanning every
  * document with a model would be slow and costly, and checkboxes need none.
  */
+import { MEETING_SOURCE_KEY } from "./meetings.ts";
 import type { MemoryService } from "./memory_service.ts";
 import { scopePrefix } from "./limits.ts";
 import { findLoops, type FoundLoop, type LoopKind } from "./synthesis/loop_rules.ts";
@@ -56,9 +57,14 @@ export async function openLoops(
     : undefined;
   const prefix = scopePrefix(args.scope);
   const kinds = new Set<LoopKind>(args.kinds ?? ["task", "question", "commitment"]);
-  const all: OpenLoop[] = [];
+  const found: OpenLoop[] = [];
+  // Sources a stored meeting note stands for (memory_meeting_extract store): their items are the
+  // note's checkboxes, listed once, from the note.
+  const summarized = new Set<string>();
   let scanned = 0;
   for await (const doc of deps.service.liveDocuments(brain)) {
+    const source = doc.metadata[MEETING_SOURCE_KEY];
+    if (typeof source === "string") summarized.add(source);
     if (!doc.path.startsWith(prefix)) continue;
     // Nothing in a document unchanged since `since` can be newer than it.
     if (since && doc.updated_at < since) continue;
@@ -68,8 +74,9 @@ export async function openLoops(
       doc,
       withRemoved: args.include_closed,
     });
-    all.push(...items.filter((i) => kinds.has(i.kind) && (!since || i.first_seen >= since)));
+    found.push(...items.filter((i) => kinds.has(i.kind) && (!since || i.first_seen >= since)));
   }
+  const all = found.filter((i) => !summarized.has(i.path));
   const open_counts = { task: 0, question: 0, commitment: 0 };
   for (const i of all) if (i.status === "open") open_counts[i.kind]++;
   const shown = all.filter((i) => args.include_closed || i.status === "open").sort((a, b) =>

@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { openLoops } from "../../src/core/open_loops.ts";
 import { ensureDefaultBrain } from "../../src/core/brains.ts";
 import { MemoryService } from "../../src/core/memory_service.ts";
-import { OpenLoopsInput } from "../../src/core/synthesis_schemas.ts";
+import { MeetingInput, OpenLoopsInput } from "../../src/core/synthesis_schemas.ts";
+import { extractMeeting } from "../../src/core/meetings.ts";
+import { ExtractiveEngine } from "../../src/providers/extractive/engine.ts";
 import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { ADMIN, tempDir } from "../helpers.ts";
 
@@ -111,4 +113,44 @@ Deno.test("open loops: empty brain, scopes, code blocks and limits", async () =>
     OpenLoopsInput.safeParse({ since: "last week" }).error!.issues[0].message,
     /an age such as 24h, 7d, 2w or 30m/,
   );
+});
+
+Deno.test("open loops: a stored meeting's items are listed once, from its note, not again from its source", async () => {
+  await using dir = await tempDir();
+  using s = await clocked(dir.path);
+  const minutes = [
+    "# Sync 2024-05-14",
+    "",
+    "Attendees: Maria, Kenji",
+    "",
+    "## Action items",
+    "- [ ] Kenji: write the rollback runbook (due 22 May)",
+    "- [ ] Maria: book the room",
+  ].join("\n");
+  const stored = await extractMeeting(
+    { service: s.service, model: new ExtractiveEngine() },
+    ADMIN,
+    MeetingInput.parse({ content: minutes, store: true }),
+  );
+  assert.equal(stored.stored?.path, "/memory/project/meetings/2024-05-14-sync.md", "no date twice");
+  assert.equal(stored.source?.path, "/transcripts/meetings/2024-05-14-sync.md");
+  const r = await openLoops({ service: s.service, now: s.now }, ADMIN, args());
+  assert.deepEqual(
+    r.items.map((i) => [i.path, i.text, i.owner, i.due]).sort(),
+    [
+      [
+        "/memory/project/meetings/2024-05-14-sync.md",
+        "book the room (owner: Maria)",
+        "Maria",
+        undefined,
+      ],
+      [
+        "/memory/project/meetings/2024-05-14-sync.md",
+        "write the rollback runbook — due 22 May (owner: Kenji)",
+        "Kenji",
+        "22 May",
+      ],
+    ],
+  );
+  assert.equal(r.open_counts.task, 2);
 });

@@ -173,14 +173,14 @@ Deno.test("stdio synthesis: pack, loops, decisions, meetings and strict answers 
       owner: "omar",
       due: "end of sprint",
     }]);
-    assert.equal(m.stored?.path, "/memory/project/meetings/2024-06-20-retro-2024-06-20.md");
-    assert.equal(m.source?.path, "/transcripts/meetings/2024-06-20-retro-2024-06-20.md");
+    assert.equal(m.stored?.path, "/memory/project/meetings/2024-06-20-retro.md");
+    assert.equal(m.source?.path, "/transcripts/meetings/2024-06-20-retro.md");
     const note = await callOk<{ content: string }>(s.client, "memory_get", {
       path: m.stored!.path,
     });
     assert.match(
       note.content,
-      /Source: \[\[transcripts\/meetings\/2024-06-20-retro-2024-06-20\]\]/,
+      /Source: \[\[transcripts\/meetings\/2024-06-20-retro\]\]/,
     );
     assert.match(
       note.content,
