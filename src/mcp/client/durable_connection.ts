@@ -114,7 +114,11 @@ export class DurableConnection {
     const conn = this.#conn;
     this.#conn = null;
     await Promise.all([conn?.close(), this.#connecting?.catch(() => {})]);
-    this.#setStatus("closed", null);
+    // A server that never came up (blocked, down, never asked) keeps that as its last known
+    // status for `engram mcp servers`; "closed" is news only for a connection that was open.
+    if (this.#status === "ready" || this.#status === "reconnecting") {
+      this.#setStatus("closed", null);
+    } else this.#status = "closed";
   }
 
   async #attempt(timeoutMs: number): Promise<UpstreamConnection> {

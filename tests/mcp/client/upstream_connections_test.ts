@@ -127,3 +127,23 @@ Deno.test("connections: hanging, crashing, blocked and unreachable servers never
   assert.deepEqual(leftovers(pids), [], "reaped, not zombies");
   await rejection(manager.session("good"));
 });
+
+Deno.test("connections: closing keeps a blocked server's last status; an open one is recorded closed", async () => {
+  await using world = await upstreamWorld();
+  const good = await fixtureServer(world.signer, "good", "well_behaved");
+  const unsigned = await fixtureServer(world.signer, "unsigned", "well_behaved");
+  const statuses: string[] = [];
+  const manager = new UpstreamConnections(
+    [good, { ...unsigned, manifest_signature: undefined }],
+    world.facts,
+    { onStatus: (name, change) => statuses.push(`${name}:${change.status}`) },
+  );
+  try {
+    await manager.session("good");
+    await rejection(manager.session("unsigned"));
+  } finally {
+    await manager.closeAll();
+  }
+  // What `engram mcp servers` shows as "last seen": blocked stays blocked after the command ends.
+  assert.deepEqual(statuses.sort(), ["good:closed", "good:ready", "unsigned:blocked"]);
+});
