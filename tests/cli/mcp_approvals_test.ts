@@ -273,3 +273,15 @@ Deno.test("lockfile errors: an unwritable or unreadable file, a missing one, and
     "engram: verify compares a lockfile with the servers: pass --lock FILE, or set mcp.approvals_lock in the config",
   );
 });
+
+Deno.test("approve --expose on a prompt approves it and says the tier does not apply", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  const r = await s.run(["approvals", "approve", "files", "greet", "--expose", "read"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^approved prompt files greet\n/);
+  assert.match(
+    r.stderr,
+    /--expose applies to tools only; prompt files greet is approved without it/,
+  );
+  assert.equal((await states(s.run))["prompt greet"], "approved");
+});

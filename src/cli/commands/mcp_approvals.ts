@@ -150,6 +150,14 @@ async function approve(
       return EXIT.error;
     }
   }
+  if (!all && expose !== undefined && targets[0].kind !== "tool") {
+    // Only tools are offered to agents (as mcp_<server>_<tool>); a tier means nothing to a prompt.
+    ctx.out.warn(
+      `--expose applies to tools only; ${targets[0].kind} ${entry.config.name} ${
+        targets[0].name
+      } is approved without it`,
+    );
+  }
   const book = approvalBook(u);
   const at = new Date().toISOString();
   for (const status of targets) {
