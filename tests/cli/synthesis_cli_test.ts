@@ -56,6 +56,14 @@ Deno.test("engram pack / loops / decisions: text for people, --json for scripts"
   );
   assert.ok(packJson.tokens <= 200);
   assert.deepEqual(packJson.sources.map((s) => s.path), ["/memory/project/billing.md"]);
+  // A path as engram get takes it: relative to the brain root, or a folder ending in /.
+  for (const path of ["memory/project/billing.md", "memory/project/"]) {
+    const relative = await runJson<{ sources: { path: string }[] }>(
+      ["pack", "--path", path, "--budget", "200", "--json"],
+      { dataDir: dir.path },
+    );
+    assert.deepEqual(relative.sources.map((s) => s.path), ["/memory/project/billing.md"], path);
+  }
   assertFails(
     await runEngram(["pack", "x", "--budget", "50"], { dataDir: dir.path }),
     2,

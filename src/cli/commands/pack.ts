@@ -1,4 +1,5 @@
 /** @module `engram pack`: a cited bundle of what memory holds, within a token budget. */
+import { normalizePath } from "../../core/markdown/naming.ts";
 import { pack } from "../../core/pack.ts";
 import { PackInput } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
@@ -38,7 +39,7 @@ export async function packCommand(argv: string[], ctx: CommandContext): Promise<
   const input = parseInput(PackInput, {
     query: args.positionals[0],
     budget_tokens: intOption(PACK_SPEC, args.values, "budget"),
-    paths: args.values.path,
+    paths: (args.values.path as string[] | undefined)?.map(brainPath),
     ids: args.values.id,
     scope: args.values.scope,
     brain: args.values.brain,
@@ -64,4 +65,10 @@ export async function packCommand(argv: string[], ctx: CommandContext): Promise<
     }
     return 0;
   });
+}
+
+/** A --path as `engram get` takes it: relative to the brain root; a trailing / keeps a folder. */
+function brainPath(path: string): string {
+  const normal = normalizePath(path);
+  return path.endsWith("/") && normal !== "/" ? `${normal}/` : normal;
 }
