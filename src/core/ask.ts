@@ -112,7 +112,7 @@ async function strictAnswer(
     signal: o.signal,
   });
   const citations = citeAnswer(written.text, a.sources);
-  const grounded = citedClaimsHold(written.text, citations, a.sources);
+  const grounded = citedClaimsHold(written.text, { citations, sources: a.sources });
   const answer = grounded ? written.text : notInMemory(a.question, a.sources);
   await o.onDelta?.(answer);
   return {

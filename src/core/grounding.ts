@@ -94,9 +94,9 @@ export function notInMemory(question: string, sources: AnswerSource[]): string {
  */
 export function citedClaimsHold(
   answer: string,
-  citations: AskCitationEvent[],
-  sources: AnswerSource[],
+  o: { citations: AskCitationEvent[]; sources: AnswerSource[] },
 ): boolean {
+  const { citations, sources } = o;
   if (answer.trimStart().startsWith(NOT_IN_MEMORY) || citations.length === 0) return false;
   const byChunk = new Map(sources.map((s) => [s.chunk_id, s]));
   return citations.every((c) => {

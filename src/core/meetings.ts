@@ -123,7 +123,7 @@ async function storeSource(
 }
 
 /** The note stored for a meeting: markdown with open checkboxes, linked to its source. */
-export function meetingNote(m: MeetingDraft, sourcePath: string): string {
+function meetingNote(m: MeetingDraft, sourcePath: string): string {
   const link = sourcePath.replace(/^\/+/, "").replace(/\.md$/i, "");
   const lines = [`# ${m.title}`, ""];
   if (m.date) lines.push(`Date: ${m.date}`);

@@ -34,9 +34,9 @@ export const BODY = 4;
 const FIELD_WEIGHTS = [0.5, 0.3, 0.2] as const;
 /** Weight of the coverage share against BM25, whose scores mostly fall between 0 and 15: holding
  * more of the query outweighs most BM25 differences. */
-export const COVERAGE_WEIGHT = 10;
+const COVERAGE_WEIGHT = 10;
 /** Relevance added when a name of the query is in the chunk's title, in BM25 units. */
-export const NAME_IN_TITLE_BONUS = 2;
+const NAME_IN_TITLE_BONUS = 2;
 
 /** One candidate chunk as the index saw it. */
 export interface Candidate {

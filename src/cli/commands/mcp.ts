@@ -76,9 +76,9 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
     case "import":
       return await mcpImport(rest, ctx);
     case "enable":
-      return await mcpEnable(rest, ctx, true);
+      return await mcpEnable(rest, ctx, { enabled: true });
     case "disable":
-      return await mcpEnable(rest, ctx, false);
+      return await mcpEnable(rest, ctx, { enabled: false });
     case "consent":
       return await mcpConsent(rest, ctx);
     case "remove":

@@ -119,8 +119,9 @@ export async function mcpServers(argv: string[], ctx: CommandContext): Promise<n
 export async function mcpEnable(
   argv: string[],
   ctx: CommandContext,
-  enabled: boolean,
+  o: { enabled: boolean },
 ): Promise<number> {
+  const { enabled } = o;
   const spec = enabled ? MCP_ENABLE_SPEC : MCP_DISABLE_SPEC;
   const args = parseOrHelp(argv, spec, ctx.out);
   if (!args) return 0;

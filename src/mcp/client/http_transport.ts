@@ -5,6 +5,7 @@
  * event to `mcp.max_result_bytes`. Loopback and private addresses are allowed: the URL comes from
  * the operator's config, which is trusted (agent input never reaches it).
  */
+import { settlesWithin } from "../../core/settles_within.ts";
 import type { EnvSnapshot } from "../../config/env.ts";
 import type { HttpServerConfig } from "../../config/mcp_servers.ts";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "../sdk_client.ts";
@@ -48,11 +49,7 @@ export async function closeHttpTransport(
   options: { timeoutMs?: number } = {},
 ): Promise<void> {
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      transport.terminateSession().catch(() => {}),
-      new Promise((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 1000))),
-    ]).finally(() => clearTimeout(timer));
+    await settlesWithin(transport.terminateSession().catch(() => {}), options.timeoutMs ?? 1000);
   }
   await transport.close();
 }

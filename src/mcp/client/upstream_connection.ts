@@ -272,7 +272,7 @@ async function initializeError(
  * A stdio transport's ending as a phrase, `during` set in where it fits: "crashed mid-call (exit
  * code 3); stderr: …". The stderr excerpt is neutralised and bounded.
  */
-export function describeEnd(end: ProcessEnd, stderrText: string, during = ""): string {
+function describeEnd(end: ProcessEnd, stderrText: string, during = ""): string {
   const stderr = tailExcerpt(stderrText);
   const tail = stderr ? `; stderr: ${stderr}` : "";
   const at = during ? ` ${during}` : "";
