@@ -4,8 +4,11 @@
  * operator changes approvals (a poll of the database) or an upstream says its list changed — then
  * listeners (each MCP session) are told, so clients get `notifications/tools/list_changed`.
  *
- * A call checks, before anything reaches the upstream, that the tool the upstream lists now is
- * the one approved (a changed definition is refused and leaves every agent's list), validates the
+ * A call checks, before anything reaches the upstream, that the tool the upstream lists is the one
+ * approved (a changed definition is refused and leaves every agent's list). What a server lists is
+ * re-read when it says its list changed and, since an upstream may change a tool without saying so
+ * (or come back from a restart with another version), at the latest `relistMs` after it was last
+ * read; the check then validates the
  * arguments against the approved input schema, and shapes the result so SDK clients accept it: an
  * error result loses its `structuredContent`, and a success whose `structuredContent` does not
  * match the tool's own `outputSchema` becomes an error result saying so.
@@ -35,7 +38,14 @@ export interface ExposureDeps {
   logger: Logger;
   /** How often approvals are re-read for changes made by other processes; 0: never. */
   pollMs: number;
+  /** How long what an upstream listed is trusted before a call reads it again (default 30 s). */
+  relistMs?: number;
+  /** The clock, in milliseconds (tests move it). */
+  now?: () => number;
 }
+
+/** How long a listing is trusted by default: a silent change is caught within this. */
+const RELIST_MS = 30_000;
 
 /** A compiled check of one schema. */
 type SchemaCheck = ReturnType<AjvJsonSchemaValidator["getValidator"]>;
@@ -47,8 +57,8 @@ export class UpstreamExposure {
   /** The plan's tools as tools/list entries, built once per plan. */
   #listing: { tier: Tier; entry: Tool }[] = [];
   readonly #listeners = new Set<() => void>();
-  /** Per server: the pins of the tools it listed last, until it says its list changed. */
-  readonly #live = new Map<string, Map<string, string>>();
+  /** Per server: the pins of the tools it listed last, and when they were read. */
+  readonly #live = new Map<string, { pins: Map<string, string>; at: number }>();
   readonly #validator = new AjvJsonSchemaValidator();
   /**
    * Compiled schemas by pin and field: a reloaded plan brings new objects of the same
@@ -183,10 +193,11 @@ export class UpstreamExposure {
     this.#stopPolling();
   }
 
-  /** The pins of what `session`'s server lists now (cached until its list changes). */
+  /** The pins of what `session`'s server lists (read again once its list changed or grew old). */
   async #liveTools(session: UpstreamSession): Promise<Map<string, string>> {
+    const now = this.#d.now ?? Date.now;
     const known = this.#live.get(session.name);
-    if (known) return known;
+    if (known && now() - known.at < (this.#d.relistMs ?? RELIST_MS)) return known.pins;
     const entry = (await this.#d.catalog()).find((e) => e.config.name === session.name);
     const identity = await serverIdentity(entry?.config ?? session.server);
     const pins = new Map<string, string>();
@@ -201,7 +212,7 @@ export class UpstreamExposure {
         definition: pinned.definition,
       });
     }
-    this.#live.set(session.name, pins);
+    this.#live.set(session.name, { pins, at: now() });
     // Other processes (and `engram mcp exposure`) learn of a change from the sightings.
     await this.#d.sightings.recordSightings(session.name, seen, new Date().toISOString())
       .catch((err) =>
