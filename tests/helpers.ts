@@ -1,13 +1,15 @@
 /** @module Shared test helpers: temp data dirs, spawning the real CLI, an SDK client over stdio. */
 import { type CallToolResult, type ClientCapabilities, type Transport } from "../src/mcp/sdk.ts";
 import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
-import type { z } from "zod";
 import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
 import type { CallerContext } from "../src/core/types.ts";
 import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite_storage.ts";
 import { TOOL_ERROR_META, type ToolErrorMeta } from "../src/mcp/server/tool_error.ts";
+
+/** Waiting on SDK client events and reading tool results (apart, so fixture tests skip engram). */
+export { collectNotifications, resultText, withTimeout } from "./sdk_waits.ts";
 
 /** Absolute path of main.ts. */
 export const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -204,10 +206,10 @@ export function sessionPorts(storage: SqliteStorage) {
   };
 }
 
-/** An in-process service on a fresh database file. */
+/** An in-process service on a fresh database file; `now` is the clock documents are stamped with. */
 export async function openService(
   dir: string,
-  options: { defaultBrain?: string } = {},
+  options: { defaultBrain?: string; now?: () => Date } = {},
 ): Promise<{ service: MemoryService; storage: SqliteStorage } & Disposable> {
   const storage = openSqliteStorage(`${dir}/engram.db`);
   await ensureDefaultBrain(storage.brains);
@@ -216,44 +218,4 @@ export async function openService(
     storage,
     [Symbol.dispose]: () => storage.close(),
   };
-}
-
-/** Notifications of one kind as they arrive; `next()` waits for the next one not yet taken. */
-export function collectNotifications<S extends Parameters<Client["setNotificationHandler"]>[0]>(
-  client: Client,
-  schema: S,
-): { received: z.output<S>[]; next(): Promise<z.output<S>> } {
-  const received: z.output<S>[] = [];
-  const waiting: ((n: z.output<S>) => void)[] = [];
-  let taken = 0;
-  client.setNotificationHandler(schema, (n: z.output<S>) => {
-    received.push(n);
-    waiting.shift()?.(n);
-  });
-  return {
-    received,
-    next() {
-      const index = taken++;
-      if (index < received.length) return Promise.resolve(received[index]);
-      return withTimeout(
-        new Promise((resolve) => waiting.push(resolve)),
-        `notification ${index + 1}`,
-      );
-    },
-  };
-}
-
-/** `promise`, or a rejection after `ms` — a guard so a missing event fails the test, not hangs it. */
-export function withTimeout<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The text of a tool result: its text contents, joined. */
-export function resultText(result: unknown): string {
-  return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? "")
-    .join("");
 }

@@ -3,10 +3,11 @@
  * config/engram.yaml lists fixture servers that pass every launch rule (allowlisted, signed by a
  * review key of the config, consent approved, standard sandbox), and a runner for `engram mcp …`.
  */
-import { StdioServerSchema } from "../../src/config/mcp_servers.ts";
-import { manifestDigest } from "../../src/mcp/client/launch_manifest.ts";
-import { base64, type ReviewSigner, signDigest } from "../../src/mcp/client/review_keys.ts";
+import assert from "node:assert/strict";
+import type { ApprovedKind } from "../../src/core/ports/approval_store.ts";
+import type { Tier } from "../../src/core/types.ts";
 import { type CliResult, runEngram, tempDir } from "../helpers.ts";
+import { signed, stdioServer, testSigner } from "../mcp/client/launch_setup.ts";
 
 /** The fixture upstreams. */
 export const FIXTURE = (name: string) =>
@@ -26,16 +27,6 @@ export interface FixtureServer {
   extra?: string[];
 }
 
-/** A fresh review key pair. */
-async function signer(): Promise<ReviewSigner> {
-  const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
-    "sign",
-    "verify",
-  ]) as CryptoKeyPair;
-  const raw = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
-  return { key: pair.privateKey, reviewKey: `ed25519:${base64(raw)}` };
-}
-
 /** The well-behaved fixture's changes come from engram's environment; empty: as first published. */
 export const NO_CHANGES = { UPSTREAM_CHANGES: "" };
 
@@ -52,19 +43,20 @@ export async function signedConfig(
   servers: readonly FixtureServer[],
   mcpExtra: string[] = [],
 ): Promise<string> {
-  const key = await signer();
+  const key = await testSigner();
   const entries: string[] = [];
   for (const s of servers) {
     const args = ["run", "-q", ...(s.allow ?? []), FIXTURE(s.fixture), ...(s.args ?? [])];
-    const config = StdioServerSchema.parse({
-      name: s.name,
-      transport: "stdio",
-      command: "deno",
-      args,
-      env: s.env ?? {},
-      sandbox_profile: "standard",
-    });
-    const digest = await manifestDigest(config);
+    const launch = await signed(
+      stdioServer({
+        name: s.name,
+        command: "deno",
+        args,
+        env: s.env ?? {},
+        sandbox_profile: "standard",
+      }),
+      key,
+    );
     entries.push(
       `    - name: ${s.name}`,
       "      transport: stdio",
@@ -73,8 +65,8 @@ export async function signedConfig(
       ...(s.env ? [`      env: ${JSON.stringify(s.env)}`] : []),
       "      sandbox_profile: standard",
       "      client_consent: approved",
-      `      manifest_digest: "${digest}"`,
-      `      manifest_signature: "${await signDigest(digest, key)}"`,
+      `      manifest_digest: "${launch.manifest_digest}"`,
+      `      manifest_signature: "${launch.manifest_signature}"`,
       ...(s.extra ?? []).map((l) => `      ${l}`),
     );
   }
@@ -91,23 +83,49 @@ export async function signedConfig(
 }
 
 /**
- * A data dir with that config; `run` runs `engram mcp …` there, in an environment holding
- * `options.env` and then the call's own `env`.
+ * A data dir whose `config/engram.yaml` holds `yaml`; `run` runs `engram mcp …` there, in an
+ * environment holding `options.env` and then the call's own `env`.
  */
-export async function upstreamSetup(
-  servers: readonly FixtureServer[],
-  options: { mcpExtra?: string[]; env?: Record<string, string> } = {},
+export async function configSetup(
+  yaml: string,
+  options: { env?: Record<string, string> } = {},
 ) {
   const dir = await tempDir("engram-upstream-");
   await Deno.mkdir(`${dir.path}/config`);
-  await Deno.writeTextFile(
-    `${dir.path}/config/engram.yaml`,
-    await signedConfig(servers, options.mcpExtra),
-  );
+  await Deno.writeTextFile(`${dir.path}/config/engram.yaml`, yaml);
   return {
     dir: dir.path,
     run: (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
       runEngram(["mcp", ...args], { dataDir: dir.path, env: { ...options.env, ...env } }),
     [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose](),
   };
+}
+
+/**
+ * A data dir with the signed config of `servers` (see configSetup); `approve` approves tools of
+ * a server, each exposed at its tier (`null`: approved, not exposed), failing on a refusal.
+ */
+export async function upstreamSetup(
+  servers: readonly FixtureServer[],
+  options: { mcpExtra?: string[]; env?: Record<string, string> } = {},
+) {
+  const setup = await configSetup(await signedConfig(servers, options.mcpExtra), options);
+  const approve = async (
+    server: string,
+    tiers: Record<string, Tier | null>,
+    how: { kind?: ApprovedKind } = {},
+  ): Promise<void> => {
+    for (const [name, tier] of Object.entries(tiers)) {
+      const r = await setup.run([
+        "approvals",
+        "approve",
+        server,
+        name,
+        ...(how.kind ? ["--kind", how.kind] : []),
+        ...(tier ? ["--expose", tier] : []),
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+  };
+  return { ...setup, approve };
 }

@@ -7,30 +7,13 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { UpstreamTrace } from "../../src/core/ports/trace_log.ts";
+import type { CapabilityScore, ServerScore } from "../../src/core/trace_score.ts";
 import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { connectStdio, runEngram, tempDir } from "../helpers.ts";
 import { upstreamSetup } from "./_signed_upstreams.ts";
 import { assertFails } from "./_util.ts";
 
-interface Capability {
-  kind: string;
-  capability: string;
-  calls: number;
-  ok: number;
-  errors: number;
-  success_rate: number;
-  p50_ms: number;
-  p95_ms: number;
-  errors_by_kind: Record<string, number>;
-  last_failure: { at: string; kind: string; capability: string; error_code: string } | null;
-}
-
-interface Server extends Capability {
-  server: string;
-  capabilities: Capability[];
-}
-
-function capability(server: Server, kind: string, name: string): Capability {
+function capability(server: ServerScore, kind: string, name: string): CapabilityScore {
   const c = server.capabilities.find((c) => c.kind === kind && c.capability === name);
   assert.ok(c, `${server.server} has no ${kind} ${name}: ${JSON.stringify(server.capabilities)}`);
   return c;
@@ -41,8 +24,7 @@ Deno.test("engram mcp score: per server and capability from real traces — a se
     { name: "flaky", fixture: "failing_half" },
     { name: "docs", fixture: "well_behaved", extra: ["trust: verified"] },
   ]);
-  const approved = await s.run(["approvals", "approve", "flaky", "flaky", "--expose", "read"]);
-  assert.equal(approved.code, 0, approved.stderr);
+  await s.approve("flaky", { flaky: "read" });
   const started = new Date().toISOString();
   {
     await using agent = await connectStdio(s.dir);
@@ -58,7 +40,7 @@ Deno.test("engram mcp score: per server and capability from real traces — a se
 
   const r = await s.run(["score", "--json"]);
   assert.equal(r.code, 0, r.stderr);
-  const score = JSON.parse(r.stdout) as { since: string; servers: Server[] };
+  const score = JSON.parse(r.stdout) as { since: string; servers: ServerScore[] };
   assert.deepEqual(score.servers.map((x) => x.server), ["docs", "flaky"]);
   const [docs, flaky] = score.servers;
 
@@ -100,7 +82,7 @@ Deno.test("engram mcp score: per server and capability from real traces — a se
   );
 
   const one = JSON.parse((await s.run(["score", "flaky", "--json"])).stdout);
-  assert.deepEqual(one.servers.map((x: Server) => x.server), ["flaky"]);
+  assert.deepEqual(one.servers.map((x: ServerScore) => x.server), ["flaky"]);
   assert.equal(one.errors, 2);
 
   const future = await s.run(["score", "--since", "2999-01-01T00:00:00Z"]);
@@ -157,7 +139,7 @@ Deno.test("trace retention: traces older than mcp.trace_retention_days are prune
   // The default keeps 30 days.
   const r = await runEngram(["mcp", "score", "--since", "60d", "--json"], { dataDir: dir.path });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout).servers.map((s: Server) => s.server), ["mid", "new"]);
+  assert.deepEqual(JSON.parse(r.stdout).servers.map((s: ServerScore) => s.server), ["mid", "new"]);
   assert.equal(traceCount(dir.path), 2, "the 45-day-old trace is gone from the table");
 
   await Deno.mkdir(`${dir.path}/config`);

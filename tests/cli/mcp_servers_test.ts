@@ -4,18 +4,9 @@
  * named by file and line), imports, and reviewing and signing a launch.
  */
 import assert from "node:assert/strict";
-import { runEngram, tempDir } from "../helpers.ts";
+import { configSetup, FIXTURE } from "./_signed_upstreams.ts";
 
-const WELL_BEHAVED = new URL("../fixtures/upstream/well_behaved.ts", import.meta.url).pathname;
-
-/** A data dir with `config/engram.yaml` holding `yaml`; commands run there. */
-async function setup(yaml: string) {
-  const dir = await tempDir("engram-mcp-cli-");
-  await Deno.mkdir(`${dir.path}/config`);
-  await Deno.writeTextFile(`${dir.path}/config/engram.yaml`, yaml);
-  const run = (...args: string[]) => runEngram(["mcp", ...args], { dataDir: dir.path });
-  return { dir: dir.path, run, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
-}
+const WELL_BEHAVED = FIXTURE("well_behaved");
 
 const TWO_SERVERS = `mcp:
   stdio_allowed_commands: [deno]
@@ -32,8 +23,8 @@ const TWO_SERVERS = `mcp:
 `;
 
 Deno.test("engram mcp servers: each server's status, and the rule and fix that block it", async () => {
-  await using s = await setup(TWO_SERVERS);
-  const text = await s.run("servers");
+  await using s = await configSetup(TWO_SERVERS);
+  const text = await s.run(["servers"]);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /files\s+stdio\s+yaml\s+yes\s+user_added\s+approved\s+blocked\s+never/);
   assert.match(text.stdout, /docs\s+http\s+yaml\s+yes\s+user_added\s+pending\s+blocked/);
@@ -45,7 +36,7 @@ Deno.test("engram mcp servers: each server's status, and the rule and fix that b
     text.stdout,
     /docs: blocked by rule client_consent: .*engram mcp consent docs approved/,
   );
-  const json = await s.run("servers", "--json");
+  const json = await s.run(["servers", "--json"]);
   const servers = JSON.parse(json.stdout);
   assert.deepEqual(servers.map((x: { name: string; status: string }) => [x.name, x.status]), [
     ["files", "blocked"],
@@ -57,36 +48,36 @@ Deno.test("engram mcp servers: each server's status, and the rule and fix that b
 });
 
 Deno.test("engram mcp servers with none configured says how to add one", async () => {
-  await using s = await setup("log_level: info\n");
-  const r = await s.run("servers");
+  await using s = await configSetup("log_level: info\n");
+  const r = await s.run(["servers"]);
   assert.equal(r.code, 0);
   assert.match(r.stdout, /^no upstream servers; add them under mcp.mcp_servers/);
-  assert.deepEqual(JSON.parse((await s.run("servers", "--json")).stdout), []);
+  assert.deepEqual(JSON.parse((await s.run(["servers", "--json"])).stdout), []);
 });
 
 Deno.test("consent and enable: the database holds what the YAML leaves out; a YAML key is refused with its file and line", async () => {
-  await using s = await setup(TWO_SERVERS);
-  const refused = await s.run("consent", "files", "denied");
+  await using s = await configSetup(TWO_SERVERS);
+  const refused = await s.run(["consent", "files", "denied"]);
   assert.equal(refused.code, 1);
   assert.equal(
     refused.stderr.trim(),
     `engram: conflict: client_consent of server "files" is set in ${s.dir}/config/engram.yaml:9, and the config file wins; change it there`,
   );
-  const ok = await s.run("consent", "docs", "approved");
+  const ok = await s.run(["consent", "docs", "approved"]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout.trim(), "client_consent of upstream server docs is now approved");
-  const off = await s.run("disable", "DOCS");
+  const off = await s.run(["disable", "DOCS"]);
   assert.equal(off.code, 0, off.stderr);
-  const docs = JSON.parse((await s.run("servers", "--json")).stdout)[1];
+  const docs = JSON.parse((await s.run(["servers", "--json"])).stdout)[1];
   assert.deepEqual([docs.client_consent, docs.enabled, docs.status], [
     "approved",
     false,
     "disabled",
   ]);
-  const bad = await s.run("consent", "docs", "maybe");
+  const bad = await s.run(["consent", "docs", "maybe"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /consent must be approved, denied or pending, not "maybe"/);
-  const unknown = await s.run("enable", "nope");
+  const unknown = await s.run(["enable", "nope"]);
   assert.equal(unknown.code, 1);
   assert.match(
     unknown.stderr,
@@ -95,7 +86,7 @@ Deno.test("consent and enable: the database holds what the YAML leaves out; a YA
 });
 
 Deno.test("engram mcp import: a dry run changes nothing; a real one adds disabled, pending, user_added servers without secrets", async () => {
-  await using s = await setup(TWO_SERVERS);
+  await using s = await configSetup(TWO_SERVERS);
   await Deno.writeTextFile(
     `${s.dir}/claude.json`,
     JSON.stringify({
@@ -110,7 +101,7 @@ Deno.test("engram mcp import: a dry run changes nothing; a real one adds disable
       },
     }),
   );
-  const dry = await s.run("import", "claude.json", "--dry-run");
+  const dry = await s.run(["import", "claude.json", "--dry-run"]);
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(
     dry.stdout,
@@ -119,12 +110,12 @@ Deno.test("engram mcp import: a dry run changes nothing; a real one adds disable
   assert.match(dry.stdout, /github \(stdio\): npx -y @modelcontextprotocol\/server-github/);
   assert.match(dry.stdout, /skipped evil: .*shell metacharacters/);
   assert.match(dry.stdout, /ENGRAM_IMPORT_GITHUB_GITHUB_TOKEN\s+\(github: env GITHUB_TOKEN\)/);
-  assert.equal(JSON.parse((await s.run("servers", "--json")).stdout).length, 2, "nothing added");
+  assert.equal(JSON.parse((await s.run(["servers", "--json"])).stdout).length, 2, "nothing added");
 
-  const real = await s.run("import", "claude.json", "--json");
+  const real = await s.run(["import", "claude.json", "--json"]);
   assert.equal(real.code, 0, real.stderr);
   assert.equal(JSON.parse(real.stdout).dry_run, false);
-  const servers = JSON.parse((await s.run("servers", "--json")).stdout);
+  const servers = JSON.parse((await s.run(["servers", "--json"])).stdout);
   const github = servers.find((x: { name: string }) => x.name === "github");
   assert.deepEqual(
     [github.origin, github.enabled, github.client_consent, github.trust, github.status],
@@ -136,23 +127,23 @@ Deno.test("engram mcp import: a dry run changes nothing; a real one adds disable
 
   const notJson = `${s.dir}/bad.json`;
   await Deno.writeTextFile(notJson, "{nope");
-  const bad = await s.run("import", "bad.json");
+  const bad = await s.run(["import", "bad.json"]);
   assert.equal(bad.code, 2);
   assert.equal(
     bad.stderr.trim(),
     `engram: import file ${notJson} is not JSON: unexpected character at line 1, column 2; check that it is an MCP client config such as .mcp.json`,
   );
 
-  const removeYaml = await s.run("remove", "files");
+  const removeYaml = await s.run(["remove", "files"]);
   assert.equal(removeYaml.code, 1);
   assert.match(
     removeYaml.stderr,
     /server "files" is defined in the config file \(.*engram\.yaml:4\); remove it there/,
   );
-  const removed = await s.run("remove", "github");
+  const removed = await s.run(["remove", "github"]);
   assert.equal(removed.code, 0, removed.stderr);
   assert.equal(
-    JSON.parse((await s.run("servers", "--json")).stdout).some((x: { name: string }) =>
+    JSON.parse((await s.run(["servers", "--json"])).stdout).some((x: { name: string }) =>
       x.name === "github"
     ),
     false,
@@ -160,25 +151,25 @@ Deno.test("engram mcp import: a dry run changes nothing; a real one adds disable
 });
 
 Deno.test("keys generate, sign and doctor: a reviewed, signed launch passes every check", async () => {
-  await using s = await setup(TWO_SERVERS);
-  const gen = await s.run("keys", "generate", "--out", "keys", "--json");
+  await using s = await configSetup(TWO_SERVERS);
+  const gen = await s.run(["keys", "generate", "--out", "keys", "--json"]);
   assert.equal(gen.code, 0, gen.stderr);
   const { file, review_key } = JSON.parse(gen.stdout);
   assert.equal(file, `${s.dir}/keys/engram-review-key.pem`);
   assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
   assert.match(review_key, /^ed25519:[A-Za-z0-9+/]{43}=$/);
-  const again = await s.run("keys", "generate", "--out", "keys");
+  const again = await s.run(["keys", "generate", "--out", "keys"]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /already exists; a review key is never overwritten/);
 
-  const sign = await s.run("sign", "files", "--key", "keys/engram-review-key.pem");
+  const sign = await s.run(["sign", "files", "--key", "keys/engram-review-key.pem"]);
   assert.equal(sign.code, 0, sign.stderr);
   assert.match(sign.stdout, /paste into the entry of files \(.*engram\.yaml:4\):/);
   assert.match(sign.stderr, /this key is not in mcp.review_keys yet/);
   const digest = /manifest_digest: "(sha256:[0-9a-f]{64})"/.exec(sign.stdout)![1];
   const signature = /manifest_signature: "([^"]+)"/.exec(sign.stdout)![1];
 
-  const before = await s.run("doctor", "files");
+  const before = await s.run(["doctor", "files"]);
   assert.equal(before.code, 1);
   assert.match(before.stdout, /FAIL manifest_digest\s+manifest_digest is not set/);
   assert.match(before.stdout, new RegExp(`manifest digest of this launch: ${digest}`));
@@ -194,38 +185,38 @@ Deno.test("keys generate, sign and doctor: a reviewed, signed launch passes ever
         `      client_consent: approved\n      manifest_digest: "${digest}"\n      manifest_signature: "${signature}"\n`,
       ),
   );
-  const after = await s.run("doctor", "files", "--json");
+  const after = await s.run(["doctor", "files", "--json"]);
   assert.equal(after.code, 0, after.stdout);
   const report = JSON.parse(after.stdout);
   assert.equal(report.ok, true);
   assert.ok(report.servers[0].checks.every((c: { result: string }) => c.result === "PASS"));
-  const all = await s.run("doctor");
+  const all = await s.run(["doctor"]);
   assert.equal(all.code, 1, "docs still needs consent");
   assert.match(all.stdout, /1 of 2 server\(s\) have failing checks: docs/);
 
-  const http = await s.run("sign", "docs", "--key", "keys/engram-review-key.pem");
+  const http = await s.run(["sign", "docs", "--key", "keys/engram-review-key.pem"]);
   assert.equal(http.code, 2);
   assert.match(http.stderr, /only stdio servers have a launch manifest to sign/);
   await Deno.writeTextFile(`${s.dir}/broken.pem`, "-----BEGIN PRIVATE KEY-----\nAAAA\n");
-  const broken = await s.run("sign", "files", "--key", "broken.pem");
+  const broken = await s.run(["sign", "files", "--key", "broken.pem"]);
   assert.equal(broken.code, 2);
   assert.equal(broken.stderr.trim().split("\n").length, 1, broken.stderr);
   assert.match(broken.stderr, /broken\.pem/);
 });
 
 Deno.test("signing an imported server stores the digest and signature in its entry", async () => {
-  await using s = await setup("mcp:\n  stdio_allowed_commands: [deno]\n");
+  await using s = await configSetup("mcp:\n  stdio_allowed_commands: [deno]\n");
   await Deno.writeTextFile(
     `${s.dir}/mcp.json`,
     JSON.stringify({ mcpServers: { tool: { command: "deno", args: ["run", WELL_BEHAVED] } } }),
   );
-  assert.equal((await s.run("import", "mcp.json")).code, 0);
-  const key = JSON.parse((await s.run("keys", "generate", "--out", "k", "--json")).stdout);
-  const signed = await s.run("sign", "tool", "--key", key.file, "--json");
+  assert.equal((await s.run(["import", "mcp.json"])).code, 0);
+  const key = JSON.parse((await s.run(["keys", "generate", "--out", "k", "--json"])).stdout);
+  const signed = await s.run(["sign", "tool", "--key", key.file, "--json"]);
   assert.equal(signed.code, 0, signed.stderr);
   const out = JSON.parse(signed.stdout);
   assert.equal(out.stored, true);
-  const doctor = await s.run("doctor", "tool", "--json");
+  const doctor = await s.run(["doctor", "tool", "--json"]);
   const checks = JSON.parse(doctor.stdout).servers[0].checks;
   const digest = checks.find((c: { rule: string }) => c.rule === "manifest_digest");
   assert.equal(digest.result, "PASS", JSON.stringify(checks));

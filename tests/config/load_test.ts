@@ -1,39 +1,10 @@
 import assert from "node:assert/strict";
 import { envFrom } from "../../src/config/env.ts";
-import { type ConfigFlags, findConfigFile, loadConfig } from "../../src/config/load.ts";
+import { findConfigFile, loadConfig } from "../../src/config/load.ts";
 import { EngramError } from "../../src/core/errors.ts";
 import { ROOT, runEngram, tempDir } from "../helpers.ts";
-import { assertFails, assertOk, exists, runJson, STACK_LINE, writeText } from "../cli/_util.ts";
-
-/** Loads config for a sandbox: cwd = dir, HOME and XDG dirs inside it, plus `vars`. */
-function load(dir: string, flags: ConfigFlags = {}, vars: Record<string, string> = {}) {
-  return loadConfig(flags, {
-    env: envFrom({
-      HOME: `${dir}/home`,
-      XDG_CONFIG_HOME: `${dir}/xdg-config`,
-      XDG_DATA_HOME: `${dir}/xdg-data`,
-      ...vars,
-    }),
-    cwd: dir,
-  });
-}
-
-/** Asserts `fn` throws an invalid_argument EngramError whose message matches every pattern. */
-function assertConfigError(fn: () => unknown, ...patterns: (RegExp | string)[]): string {
-  let message = "";
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof EngramError, `expected EngramError, got ${err}`);
-    assert.equal(err.code, "invalid_argument");
-    message = err.message;
-    for (const p of patterns) {
-      if (typeof p === "string") assert.ok(message.includes(p), `${message}\n  lacks: ${p}`);
-      else assert.match(message, p);
-    }
-    assert.doesNotMatch(message, STACK_LINE);
-    return true;
-  });
-  return message;
-}
+import { assertFails, assertOk, exists, runJson, writeText } from "../cli/_util.ts";
+import { assertConfigError, load } from "./_config.ts";
 
 // --- search order -------------------------------------------------------------------------------
 

@@ -1,44 +1,9 @@
 /** The `mcp:` section of the config: upstream server entries, review keys, limits, key lines. */
 import assert from "node:assert/strict";
-import { envFrom } from "../../src/config/env.ts";
-import { loadConfig } from "../../src/config/load.ts";
 import { samplingPolicy } from "../../src/config/mcp_servers.ts";
-import { EngramError } from "../../src/core/errors.ts";
-import { tempDir } from "../helpers.ts";
-import { STACK_LINE, writeText } from "../cli/_util.ts";
+import { assertRefused, loadYaml } from "./_config.ts";
 
 const KEY = "ed25519:Etip+tfXWVHyUkOfSJp4KLGboePth15g2eLl8IuoyDY=";
-
-async function loadYaml(lines: string[], vars: Record<string, string> = {}) {
-  const dir = await Deno.makeTempDir({ prefix: "engram-mcp-config-" });
-  const file = await writeText(dir, "engram.yaml", lines.join("\n") + "\n");
-  try {
-    return {
-      file,
-      config: loadConfig({ config: file }, { env: envFrom({ HOME: dir, ...vars }), cwd: dir }),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Asserts the YAML fails with one line per problem, the first matching `config FILE:LINE key PATH: ...`. */
-async function assertRefused(lines: string[], line: number, key: string, message: RegExp) {
-  await using dir = await tempDir();
-  const file = await writeText(dir.path, "engram.yaml", lines.join("\n") + "\n");
-  assert.throws(
-    () => loadConfig({ config: file }, { env: envFrom({ HOME: dir.path }), cwd: dir.path }),
-    (err: unknown) => {
-      assert.ok(err instanceof EngramError, String(err));
-      assert.equal(err.code, "invalid_argument");
-      const first = err.message.split("\n")[0];
-      assert.ok(first.startsWith(`config ${file}:${line} key ${key}: `), err.message);
-      assert.match(first, message);
-      assert.doesNotMatch(err.message, STACK_LINE);
-      return true;
-    },
-  );
-}
 
 const SERVERS = [
   "mcp:",

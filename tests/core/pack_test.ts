@@ -126,9 +126,11 @@ Deno.test("pack: named documents and folders, in document order or by query; mis
 
 Deno.test("pack: with neither query nor paths, the most recently changed documents first", async () => {
   await using dir = await tempDir();
-  using s = await openService(dir.path);
+  // A clock the test moves: the two notes are stamped a minute apart, however fast they are written.
+  let now = Date.parse("2026-03-01T09:00:00Z");
+  using s = await openService(dir.path, { now: () => new Date(now) });
   await s.service.remember(ADMIN, { content: "# Old\n\nOld note.", path: "/memory/global/old.md" });
-  await new Promise((r) => setTimeout(r, 5));
+  now += 60_000;
   await s.service.remember(ADMIN, { content: "# New\n\nNew note.", path: "/memory/global/new.md" });
   const p = await pack({ service: s.service }, ADMIN, args({ scope: "global" }));
   assert.equal(p.basis, "recent");

@@ -16,6 +16,7 @@ import type { Embedder } from "../../src/core/ports/language_model.ts";
 import { ingestFile } from "../../src/ingest/ingest_file.ts";
 import { ProviderSet } from "../../src/providers/stack.ts";
 import { ADMIN, openService, tempDir } from "../helpers.ts";
+import { queuedBigFile } from "../ingest/_big_file.ts";
 
 /** Makes SQLite fail midway through a write (after the document row, at its chunks). */
 const BOOM_TRIGGER = `CREATE TRIGGER boom BEFORE INSERT ON chunks WHEN new.body LIKE '%BOOM%'
@@ -158,20 +159,17 @@ Deno.test("embedding runs after the commit, never holding the write lock, also i
     },
   };
   const service = new MemoryService(s.storage, { embedder });
-  const alone = await service.ingest(ADMIN, {
-    path: "/alone.md",
-    content: "# Alone\nwords",
-    sourceHash: "a".repeat(64),
-    contentType: "text/markdown",
-  });
-  assert.equal(alone.embedded_count, 1, "outside a unit of work the count is known at once");
-  await service.atomically(async () => {
-    const inside = await service.ingest(ADMIN, {
-      path: "/inside.md",
-      content: "# Inside\nwords",
-      sourceHash: "b".repeat(64),
+  const ingest = (name: string, hashDigit: string) =>
+    service.ingest(ADMIN, {
+      path: `/${name}.md`,
+      content: `# ${name}\nwords`,
+      sourceHash: hashDigit.repeat(64),
       contentType: "text/markdown",
     });
+  const alone = await ingest("alone", "a");
+  assert.equal(alone.embedded_count, 1, "outside a unit of work the count is known at once");
+  await service.atomically(async () => {
+    const inside = await ingest("inside", "b");
     assert.equal(inside.embedded_count, 0, "inside one, embedding waits for the commit");
     assert.equal(calls.length, 1);
   });
@@ -188,14 +186,7 @@ Deno.test("embedding runs after the commit, never holding the write lock, also i
 Deno.test("the same large file queued twice at once gets one job and one document id", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const file = `${dir.path}/big.md`;
-  await Deno.writeTextFile(file, "# Big\n" + "word ".repeat(2000));
-  const o = {
-    path: file,
-    roots: [dir.path],
-    cwd: dir.path,
-    queue: { bytes: 100, jobs: s.storage.jobs },
-  };
+  const o = await queuedBigFile(dir.path, s.storage.jobs);
   const [a, b] = await Promise.all([
     ingestFile(s.service, ADMIN, o),
     ingestFile(s.service, ADMIN, o),

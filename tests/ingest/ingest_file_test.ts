@@ -9,6 +9,7 @@ import {
 } from "../../src/ingest/ingest_file.ts";
 import { ADMIN, openService, tempDir } from "../helpers.ts";
 import { copyFixture, minimalPdf, sha256Hex as sha256 } from "../fixtures/ingest/fixtures.ts";
+import { queuedBigFile } from "./_big_file.ts";
 
 /** A data dir with an open service and a `vault/` root folder inside it. */
 async function setup() {
@@ -287,14 +288,7 @@ Deno.test("ingestFile checks the file before the brain: an unknown brain stores 
 Deno.test("queueing the same large file twice before it runs answers with the same job and document id", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const file = `${dir.path}/big.md`;
-  await Deno.writeTextFile(file, "# Big\n" + "word ".repeat(2000));
-  const o = {
-    path: file,
-    roots: [dir.path],
-    cwd: dir.path,
-    queue: { bytes: 100, jobs: s.storage.jobs },
-  };
+  const o = await queuedBigFile(dir.path, s.storage.jobs);
   const first = await ingestFile(s.service, ADMIN, o);
   const second = await ingestFile(s.service, ADMIN, o);
   assert.equal(first.status, "queued");

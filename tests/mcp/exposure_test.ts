@@ -3,29 +3,18 @@
  * tools first as real clients do: over stdio and Streamable HTTP; tiers; progress pass-through;
  * results shaped so SDK clients accept them; and an upstream that changes a tool mid-session,
  * which withdraws it from every agent's list (with notifications/tools/list_changed) and makes a
- * call by its name `forbidden` with the way to review it.
+ * call by its name `forbidden` with the way to review it; and the checks of a call itself: an
+ * upstream that cannot start, or that lists an approved tool no longer or changed.
  */
 import assert from "node:assert/strict";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "../../src/mcp/sdk.ts";
-import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
-import { NO_CHANGES, upstreamSetup, WELL } from "../cli/_signed_upstreams.ts";
-import { collectNotifications, connectStdio, resultText } from "../helpers.ts";
-import { createToken, spawnServe } from "../http/http_helpers.ts";
-
-/** Approves tools of `files`, exposing each at its tier. */
-async function approve(
-  run: (args: string[]) => Promise<{ code: number; stderr: string }>,
-  tools: Record<string, string>,
-) {
-  for (const [tool, tier] of Object.entries(tools)) {
-    const r = await run(["approvals", "approve", "files", tool, "--expose", tier]);
-    assert.equal(r.code, 0, r.stderr);
-  }
-}
+import { NO_CHANGES, signedConfig, upstreamSetup, WELL } from "../cli/_signed_upstreams.ts";
+import { callErr, collectNotifications, connectStdio, resultText } from "../helpers.ts";
+import { connectHttp, createToken, spawnServe } from "../http/http_helpers.ts";
 
 Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at their tier, and work", async () => {
   await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
-  await approve(s.run, {
+  await s.approve("files", {
     echo: "read",
     add: "read",
     progress: "read",
@@ -89,7 +78,7 @@ Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at the
 
 Deno.test("exposure: an upstream changing a tool mid-session withdraws it from the list and refuses its calls", async () => {
   await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
-  await approve(s.run, { echo: "read", change_definitions: "read" });
+  await s.approve("files", { echo: "read", change_definitions: "read" });
   await using session = await connectStdio(s.dir, { env: NO_CHANGES });
   const changed = collectNotifications(session.client, ToolListChangedNotificationSchema);
   assert.ok((await session.client.listTools()).tools.some((t) => t.name === "mcp_files_echo"));
@@ -113,15 +102,11 @@ Deno.test("exposure: an upstream changing a tool mid-session withdraws it from t
 
 Deno.test("exposure over Streamable HTTP: the same tools, under the token's tier", async () => {
   await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
-  await approve(s.run, { echo: "read", slow: "write" });
+  await s.approve("files", { echo: "read", slow: "write" });
   const token = await createToken(s.dir, { client: "alice", tier: "read" });
   const serve = await spawnServe(s.dir, [], { env: NO_CHANGES });
   try {
-    const transport = new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    });
-    const client = new Client({ name: "t", version: "1" });
-    await client.connect(transport);
+    await using client = await connectHttp(`${serve.url}/mcp`, token);
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes("mcp_files_echo"));
     assert.ok(!names.includes("mcp_files_slow"));
@@ -129,8 +114,6 @@ Deno.test("exposure over Streamable HTTP: the same tools, under the token's tier
       resultText(await client.callTool({ name: "mcp_files_echo", arguments: { text: "http" } })),
       "echo: http",
     );
-    await transport.terminateSession();
-    await client.close();
   } finally {
     serve.child.kill("SIGTERM");
     await serve.child.status;
@@ -140,8 +123,7 @@ Deno.test("exposure over Streamable HTTP: the same tools, under the token's tier
 
 Deno.test("exposure: an upstream's elicitation goes to the agent's client when it declared elicitation, else it is declined", async () => {
   await using s = await upstreamSetup([{ name: "asker", fixture: "nested" }]);
-  const r = await s.run(["approvals", "approve", "asker", "ask_form", "--expose", "read"]);
-  assert.equal(r.code, 0, r.stderr);
+  await s.approve("asker", { ask_form: "read" });
   {
     await using agent = await connectStdio(s.dir, {
       capabilities: { elicitation: { form: {} } },
@@ -161,4 +143,60 @@ Deno.test("exposure: an upstream's elicitation goes to the agent's client when i
     resultText(await plain.client.callTool({ name: "mcp_asker_ask_form", arguments: {} })),
   );
   assert.equal(declined.action, "decline");
+});
+
+Deno.test("exposure: a call of an approved tool whose upstream cannot start is provider_unavailable, naming the upstream", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  await s.approve("files", { echo: "read" });
+  // Server files now launches a process that exits during initialize; its approval stays.
+  await Deno.writeTextFile(
+    `${s.dir}/config/engram.yaml`,
+    await signedConfig([{ name: "files", fixture: "crashing", args: ["--when", "initialize"] }]),
+  );
+  await using agent = await connectStdio(s.dir);
+  assert.ok(
+    (await agent.client.listTools()).tools.some((t) => t.name === "mcp_files_echo"),
+    "listed from its approval, without starting the upstream",
+  );
+  const e = await callErr(agent.client, "mcp_files_echo", { text: "x" });
+  assert.equal(e.code, "provider_unavailable");
+  assert.equal(e.retryable, true);
+  assert.equal(
+    e.message,
+    'upstream files is unavailable, so mcp_files_echo cannot run: upstream "files" crashed during initialize (exit code 3); stderr: crashing: exiting with code 3 during initialize; check it with: engram mcp doctor files',
+  );
+});
+
+// The upstream changes a tool without saying so: launched with UPSTREAM_CHANGES, it lists the
+// change from its first tools/list, and no sighting has hidden the tool yet when it is called.
+// (A change made mid-session without list_changed would not do: this engram process keeps the
+// pins of the upstream's last listing until it hears list_changed, so its next call goes through.)
+Deno.test("exposure: an upstream that no longer lists an approved tool refuses its call, saying how to review", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  await s.approve("files", { echo: "read" });
+  await using agent = await connectStdio(s.dir, {
+    env: { UPSTREAM_CHANGES: "rename:echo=shout" },
+  });
+  assert.ok((await agent.client.listTools()).tools.some((t) => t.name === "mcp_files_echo"));
+  const e = await callErr(agent.client, "mcp_files_echo", { text: "x" });
+  assert.equal(e.code, "forbidden");
+  assert.equal(
+    e.message,
+    "upstream files no longer lists echo; its approval no longer holds (review with: engram mcp approvals files)",
+  );
+});
+
+Deno.test("exposure: an upstream that changed an approved tool unannounced has it withdrawn at the call", async () => {
+  await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
+  await s.approve("files", { echo: "read" });
+  await using agent = await connectStdio(s.dir, {
+    env: { UPSTREAM_CHANGES: "description:echo" },
+  });
+  assert.ok((await agent.client.listTools()).tools.some((t) => t.name === "mcp_files_echo"));
+  const e = await callErr(agent.client, "mcp_files_echo", { text: "x" });
+  assert.equal(e.code, "forbidden");
+  assert.equal(
+    e.message,
+    "upstream files changed tool echo since it was approved, so mcp_files_echo is withdrawn; the operator can review it with: engram mcp approvals diff files echo",
+  );
 });

@@ -4,18 +4,15 @@
  * tool outside the selection is neither listed nor callable.
  */
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
 import { upstreamSetup } from "../cli/_signed_upstreams.ts";
+import { assertFails } from "../cli/_util.ts";
 import { connectStdio, resultText, runEngram, tempDir } from "../helpers.ts";
-import { createToken, spawnServe } from "../http/http_helpers.ts";
+import { connectHttp, createToken, spawnServe } from "../http/http_helpers.ts";
 import { selectTools } from "../../src/mcp/server/tool_selection.ts";
 
 Deno.test("stdio --tools lists only the selected tools, globs included; others are refused", async () => {
   await using s = await upstreamSetup([{ name: "files", fixture: "well_behaved" }]);
-  for (const tool of ["echo", "add"]) {
-    const r = await s.run(["approvals", "approve", "files", tool, "--expose", "write"]);
-    assert.equal(r.code, 0, r.stderr);
-  }
+  await s.approve("files", { echo: "write", add: "write" });
   await using session = await connectStdio(s.dir, {
     args: ["--tier", "write", "--tools", "memory_search,memory_g*,mcp_files_e*"],
   });
@@ -57,6 +54,15 @@ Deno.test("a mistyped --tools name is a usage error with the nearest names", asy
   assert.match(token.stderr, /"bad name" is not a tool name or glob/);
 });
 
+Deno.test("an empty --tools list is a usage error saying to name a tool", async () => {
+  await using dir = await tempDir();
+  assertFails(
+    await runEngram(["stdio", "--tools", ","], { dataDir: dir.path }),
+    2,
+    "the tool list is empty; name at least one tool",
+  );
+});
+
 Deno.test("a token's --tools limits its HTTP sessions, within the config's server.tools", async () => {
   await using dir = await tempDir();
   await Deno.mkdir(`${dir.path}/config`);
@@ -87,15 +93,8 @@ Deno.test("a token's --tools limits its HTTP sessions, within the config's serve
   const serve = await spawnServe(dir.path, []);
   try {
     const namesFor = async (secret: string) => {
-      const transport = new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
-      });
-      const client = new Client({ name: "t", version: "1" });
-      await client.connect(transport);
-      const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      await transport.terminateSession();
-      await client.close();
-      return names;
+      await using client = await connectHttp(`${serve.url}/mcp`, secret);
+      return (await client.listTools()).tools.map((t) => t.name).sort();
     };
     assert.deepEqual(await namesFor(token), ["memory_search"], "token ∩ server.tools");
     assert.deepEqual(await namesFor(wide), ["memory_get", "memory_list_brains", "memory_search"]);

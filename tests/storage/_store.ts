@@ -1,11 +1,21 @@
 /**
- * @module Store-level test helpers: a SqliteStorage on a temp file, and documents written straight
- * through the port (no service), so these tests pin the storage contract alone.
+ * @module Store-level test helpers: a SqliteStorage on a temp file, documents written straight
+ * through the port (no service), so these tests pin the storage contract alone, and a memory
+ * search through the service for the search and ranking tests.
  */
 import { newId } from "../../src/core/ids.ts";
-import type { Brain, DocumentRecord } from "../../src/core/types.ts";
+import type { Scope } from "../../src/core/limits.ts";
+import type { MemoryService } from "../../src/core/memory_service.ts";
+import type {
+  Brain,
+  DocumentRecord,
+  SearchGroup,
+  SearchHit,
+  SearchSort,
+} from "../../src/core/types.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/sqlite_storage.ts";
-import { tempDir } from "../helpers.ts";
+import { ADMIN, tempDir } from "../helpers.ts";
+import { writeDoc as writeContractDoc } from "./contracts/backend.ts";
 
 /** A store on a fresh file with one brain; disposing closes it and removes the directory. */
 export async function openStore(): Promise<
@@ -39,51 +49,55 @@ export function otherBrain(storage: SqliteStorage, slug = "other"): Promise<Brai
 
 /**
  * Writes a document at `path` whose chunks have the given bodies (a new version when the path
- * exists), returning its record.
+ * exists), returning its record: the contracts' writeDoc, at the real time unless `at` is given
+ * and with a time-ordered id as the service makes them.
  */
-export async function writeDoc(
+export function writeDoc(
   storage: SqliteStorage,
   brainId: string,
   path: string,
   bodies: string[],
   options: { headings?: string[]; at?: string } = {},
 ): Promise<DocumentRecord> {
-  const existing = await storage.documents.findDocument(brainId, { path });
-  const at = options.at ?? new Date().toISOString();
-  const content = bodies.join("\n\n");
-  let offset = 0;
-  return storage.documents.writeVersion({
-    document: {
-      id: existing?.id ?? newId("doc"),
-      brain_id: brainId,
-      title: path.split("/").pop()!,
-      path,
-      source: "ingest",
-      content_type: "text/markdown",
-      byte_size: content.length,
-      checksum_sha256: "0".repeat(64),
-      metadata: {},
-      commit_sha: "0".repeat(40),
-      created_at: existing?.created_at ?? at,
-      updated_at: at,
-      deleted_at: null,
-    },
-    content,
-    chunks: bodies.map((body, ordinal) => {
-      const start = offset;
-      offset += body.length + 2;
-      return {
-        ordinal,
-        heading_path: options.headings ?? [],
-        body,
-        start_offset: start,
-        end_offset: start + body.length,
-      };
-    }),
-    links: [],
-    expectedVersion: existing?.version,
+  return writeContractDoc(storage.documents, brainId, path, bodies, {
+    ...options,
+    at: options.at ?? new Date().toISOString(),
+    id: newId("doc"),
   });
 }
+
+/** The options of `find`: any of the search arguments, else ten hits of any scope by relevance. */
+export interface FindOptions {
+  top_k?: number;
+  scope?: Scope;
+  sort?: SearchSort;
+  brain?: string;
+  group?: SearchGroup;
+}
+
+/** The hits of an admin's memory search for `query`. */
+export async function find(
+  service: MemoryService,
+  query: string,
+  options: FindOptions = {},
+): Promise<SearchHit[]> {
+  const r = await service.search(ADMIN, {
+    query,
+    brain: options.brain,
+    top_k: options.top_k ?? 10,
+    scope: options.scope ?? "all",
+    sort: options.sort ?? "relevance",
+    group: options.group,
+  });
+  return r.hits;
+}
+
+/** The paths of `hits`, in order. */
+export const paths = (hits: SearchHit[]): string[] => hits.map((h) => h.path);
+
+/** `n` distinct filler words `${tag}0 ${tag}1 …`, to pad a note without adding a query word. */
+export const filler = (n: number, tag: string): string =>
+  Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
 
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {

@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import type { AuditEntry } from "../../src/core/types.ts";
 import type { Logger } from "../../src/core/logger.ts";
 import { openDatabase } from "../../src/storage/database.ts";
 import { auditDrops } from "../../src/storage/audit_drops.ts";
 import { type AuditTimers, AuditWriter, QUEUE_OVERFLOW } from "../../src/storage/audit_writer.ts";
 import { tempDir } from "../helpers.ts";
+import { auditEntry } from "./contracts/backend.ts";
 
 const EPOCH = "1970-01-01T00:00:00.000Z";
 
@@ -57,22 +57,6 @@ function recordingLogger(): Logger & { errors: { message: string; fields?: objec
   };
 }
 
-function entry(name = "memory_search"): AuditEntry {
-  return {
-    client_id: "test",
-    transport: "stdio",
-    session_id: null,
-    tier: "write",
-    kind: "tool",
-    name,
-    brain_id: null,
-    args_digest: "0".repeat(16),
-    outcome: "ok",
-    error_code: null,
-    latency_ms: 1.5,
-  };
-}
-
 /** The writer on a fresh database, a second connection (another process, to SQLite), and timers. */
 async function setUp() {
   const dir = await tempDir();
@@ -102,8 +86,8 @@ async function setUp() {
 Deno.test("audit writer: a held write lock keeps rows queued, and they are written once it is free", async () => {
   await using t = await setUp();
   t.other.exec("BEGIN IMMEDIATE");
-  t.writer.add(entry());
-  t.writer.add(entry());
+  t.writer.add(auditEntry("memory_search"));
+  t.writer.add(auditEntry("memory_search"));
   t.timers.fire();
   assert.equal(t.count("audit"), 0);
   assert.deepEqual(t.timers.delays, [200], "tried again shortly");
@@ -123,7 +107,7 @@ Deno.test("audit writer: a write refused for another reason drops the rows at on
   t.other.exec(
     "CREATE TRIGGER audit_refuse BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit refused by test'); END",
   );
-  for (let i = 0; i < 3; i++) t.writer.add(entry());
+  for (let i = 0; i < 3; i++) t.writer.add(auditEntry("memory_search"));
   t.timers.fire();
   assert.deepEqual(t.timers.delays, [], "not retried");
   assert.equal(t.count("audit"), 0);
@@ -137,7 +121,7 @@ Deno.test("audit writer: a write refused for another reason drops the rows at on
   });
   // Rows added later are not held back by the ones dropped before.
   t.other.exec("DROP TRIGGER audit_refuse");
-  t.writer.add(entry());
+  t.writer.add(auditEntry("memory_search"));
   t.timers.fire();
   assert.equal(t.count("audit"), 1);
   assert.equal(auditDrops(t.other, EPOCH).rows, 3);
@@ -148,9 +132,9 @@ Deno.test("audit writer: one row refused in a batch is dropped alone; the rest a
   t.other.exec(
     "CREATE TRIGGER audit_refuse BEFORE INSERT ON audit WHEN new.name = 'bad' BEGIN SELECT RAISE(ABORT, 'bad row'); END",
   );
-  t.writer.add(entry());
-  t.writer.add(entry("bad"));
-  t.writer.add(entry());
+  t.writer.add(auditEntry("memory_search"));
+  t.writer.add(auditEntry("bad"));
+  t.writer.add(auditEntry("memory_search"));
   t.timers.fire();
   assert.equal(t.count("audit"), 2);
   assert.deepEqual(auditDrops(t.other, EPOCH), { rows: 1, reasons: { "bad row": 1 } });
@@ -160,8 +144,8 @@ Deno.test("audit writer: one row refused in a batch is dropped alone; the rest a
 Deno.test("audit writer: a missing audit table drops the batch with SQLite's reason", async () => {
   await using t = await setUp();
   t.other.exec("DROP TABLE audit");
-  t.writer.add(entry());
-  t.writer.add(entry());
+  t.writer.add(auditEntry("memory_search"));
+  t.writer.add(auditEntry("memory_search"));
   t.timers.fire();
   assert.deepEqual(t.timers.delays, []);
   const drops = auditDrops(t.other, EPOCH);
@@ -172,7 +156,7 @@ Deno.test("audit writer: a missing audit table drops the batch with SQLite's rea
 Deno.test("audit writer: rows pushed out of a full queue while locked are counted once the lock is free", async () => {
   await using t = await setUp();
   t.other.exec("BEGIN IMMEDIATE");
-  for (let i = 0; i < 10_005; i++) t.writer.add(entry());
+  for (let i = 0; i < 10_005; i++) t.writer.add(auditEntry("memory_search"));
   t.timers.fire();
   assert.equal(t.logger.errors.length, 1, "one line per overflow, not one per row");
   assert.match(t.logger.errors[0].message, /queue overflow/);

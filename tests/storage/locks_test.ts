@@ -1,8 +1,12 @@
+/**
+ * @module Locks on SQLite across connections and processes. What a lock does over time (re-entry,
+ * expiry, renewal) is the LockStore contract's, on a movable clock (contracts/lock_store.ts).
+ */
 import assert from "node:assert/strict";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/sqlite_storage.ts";
 import { ROOT } from "../helpers.ts";
 import { lines } from "./_util.ts";
-import { openStore, sleep } from "./_store.ts";
+import { openStore } from "./_store.ts";
 
 const TAKER_SCRIPT = new URL("../fixtures/lock_taker.ts", import.meta.url).pathname;
 
@@ -25,45 +29,6 @@ Deno.test("locks: a lock held by one connection is refused to another, naming th
   assert.equal(ttl, 60_000);
   // Other names are independent.
   assert.equal(await other.locks.acquireLock("something-else", "proc-b", 60_000), null);
-});
-
-Deno.test("locks: the holder acquiring again extends its lock and keeps acquired_at", async () => {
-  await using s = await openStore();
-  using other = secondStore(s.file);
-  assert.equal(await s.storage.locks.acquireLock("l", "a", 1_000), null);
-  const first = (await other.locks.acquireLock("l", "b", 1_000))!;
-  await sleep(5);
-  assert.equal(
-    await s.storage.locks.acquireLock("l", "a", 120_000),
-    null,
-    "re-entrant for its holder",
-  );
-  const second = (await other.locks.acquireLock("l", "b", 1_000))!;
-  assert.equal(second.holder, "a");
-  assert.equal(second.acquired_at, first.acquired_at);
-  assert.ok(Date.parse(second.expires_at) - Date.now() > 60_000, second.expires_at);
-});
-
-Deno.test("locks: an expired lock is taken over, and its old holder cannot renew it back", async () => {
-  await using s = await openStore();
-  using other = secondStore(s.file);
-  assert.equal(await s.storage.locks.acquireLock("l", "a", 1), null);
-  await sleep(10);
-  assert.equal(await other.locks.acquireLock("l", "b", 60_000), null, "expired: taken over");
-  await s.storage.locks.renewLock("l", "a", 60_000);
-  const refused = await s.storage.locks.acquireLock("l", "a", 60_000);
-  assert.equal(refused?.holder, "b", "the renewal by the old holder changed nothing");
-});
-
-Deno.test("locks: renewLock pushes the expiry out for the holder", async () => {
-  await using s = await openStore();
-  using other = secondStore(s.file);
-  assert.equal(await s.storage.locks.acquireLock("l", "a", 1), null);
-  await s.storage.locks.renewLock("l", "a", 60_000);
-  await sleep(10);
-  const refused = await other.locks.acquireLock("l", "b", 60_000);
-  assert.equal(refused?.holder, "a", "renewed before it expired, so still held");
-  assert.ok(Date.parse(refused.expires_at) - Date.now() > 30_000, refused.expires_at);
 });
 
 Deno.test("locks: only the holder releases a lock", async () => {

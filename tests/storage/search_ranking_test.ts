@@ -5,28 +5,9 @@
  */
 import assert from "node:assert/strict";
 import type { MemoryService } from "../../src/core/memory_service.ts";
-import type { SearchGroup, SearchHit } from "../../src/core/types.ts";
 import { RANK_CAP } from "../../src/storage/fts_candidates.ts";
 import { ADMIN, openService, tempDir } from "../helpers.ts";
-
-async function find(
-  service: MemoryService,
-  query: string,
-  options: { top_k?: number; group?: SearchGroup } = {},
-): Promise<SearchHit[]> {
-  const r = await service.search(ADMIN, {
-    query,
-    top_k: options.top_k ?? 10,
-    scope: "all",
-    sort: "relevance",
-    group: options.group,
-  });
-  return r.hits;
-}
-
-const paths = (hits: SearchHit[]) => hits.map((h) => h.path);
-const filler = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+import { filler, find, paths } from "./_store.ts";
 
 /** Notes holding none of the test's words, so that BM25's IDF means something. */
 async function fillers(service: MemoryService): Promise<void> {

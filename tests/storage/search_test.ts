@@ -1,25 +1,6 @@
 import assert from "node:assert/strict";
-import type { MemoryService } from "../../src/core/memory_service.ts";
-import type { SearchHit, SearchSort } from "../../src/core/types.ts";
-import type { Scope } from "../../src/core/limits.ts";
 import { ADMIN, openService, tempDir } from "../helpers.ts";
-
-async function find(
-  service: MemoryService,
-  query: string,
-  options: { top_k?: number; scope?: Scope; sort?: SearchSort; brain?: string } = {},
-): Promise<SearchHit[]> {
-  const r = await service.search(ADMIN, {
-    query,
-    brain: options.brain,
-    top_k: options.top_k ?? 10,
-    scope: options.scope ?? "all",
-    sort: options.sort ?? "relevance",
-  });
-  return r.hits;
-}
-
-const paths = (hits: SearchHit[]) => hits.map((h) => h.path);
+import { filler, find, paths } from "./_store.ts";
 
 Deno.test("search: a title match outranks a body-only match, with positive scores", async () => {
   await using dir = await tempDir();
@@ -145,27 +126,6 @@ Deno.test("search: notes holding all the words come first, then those holding so
   assert.deepEqual(await find(s.service, "zzyzx qqq"), []);
 });
 
-Deno.test("search: the scope filter keeps hits under its path prefix", async () => {
-  await using dir = await tempDir();
-  using s = await openService(dir.path);
-  const at = [
-    "/memory/global/a.md",
-    "/memory/project/a.md",
-    "/memory/agent/a.md",
-    "/ingest/a.md",
-    "/memory/globalish/a.md",
-  ];
-  for (const path of at) {
-    await s.service.remember(ADMIN, { content: `# Note\n\nshared marmalade ${path}`, path });
-  }
-  const scoped = async (scope: Scope) =>
-    paths(await find(s.service, "marmalade", { scope })).sort();
-  assert.deepEqual(await scoped("global"), ["/memory/global/a.md"]);
-  assert.deepEqual(await scoped("project"), ["/memory/project/a.md"]);
-  assert.deepEqual(await scoped("agent"), ["/memory/agent/a.md"]);
-  assert.deepEqual(await scoped("all"), [...at].sort());
-});
-
 Deno.test("search: sort by recency puts the newest match first, relevance the best match", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
@@ -281,8 +241,6 @@ Deno.test("search: a hit carries its chunk, document, title, metadata and ** hig
 Deno.test("search: a word deep in a long note returns the window holding it", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
-  const filler = (n: number, tag: string) =>
-    Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
   await s.service.remember(ADMIN, {
     content: `# Long\n\n${filler(400, "a")} zircon ${filler(200, "b")}`,
   });
@@ -311,8 +269,10 @@ Deno.test("search: recency considers every match, not only the best-ranked ones"
     });
   }
   // The newest match is the weakest by relevance: one mention deep in a long body.
-  const filler = Array.from({ length: 200 }, (_, i) => `filler${i}`).join(" ");
-  await s.service.remember(ADMIN, { content: `# Newest\n${filler} shared`, path: "/n/newest.md" });
+  await s.service.remember(ADMIN, {
+    content: `# Newest\n${filler(200, "filler")} shared`,
+    path: "/n/newest.md",
+  });
   assert.notEqual(paths(await find(s.service, "shared", { top_k: 30 })).at(-1), "/n/newest.md");
   assert.deepEqual(paths(await find(s.service, "shared", { top_k: 1, sort: "recency" })), [
     "/n/newest.md",
@@ -352,8 +312,10 @@ Deno.test("search: a brain's only match is found even when another brain has hun
       });
     }
   });
-  const filler = Array.from({ length: 150 }, (_, i) => `w${i}`).join(" ");
-  await s.service.remember(ADMIN, { content: `# Quiet\n${filler} shared`, path: "/quiet.md" });
+  await s.service.remember(ADMIN, {
+    content: `# Quiet\n${filler(150, "w")} shared`,
+    path: "/quiet.md",
+  });
   assert.deepEqual(paths(await find(s.service, "shared", { brain: "default" })), ["/quiet.md"]);
   assert.equal((await find(s.service, "shared", { brain: "busy", top_k: 100 })).length, 100);
 });

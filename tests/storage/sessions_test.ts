@@ -75,36 +75,15 @@ Deno.test("sessions: a taken id is a conflict naming the session, and the first 
   assert.equal((await s.storage.sessions.getSession("ses_1"))!.client_id, "claude");
 });
 
-Deno.test("messages: appended in order with increasing seq; name only when given", async () => {
+Deno.test("messages: seq is the table's rowid, shared across sessions", async () => {
   await using s = await openStore();
   await s.storage.sessions.createSession(session(s.brain.id, "ses_a"));
   await s.storage.sessions.createSession(session(s.brain.id, "ses_b"));
-  const first = await s.storage.sessions.appendMessages("ses_a", [
-    msg("hello"),
-    msg("hi there", { role: "assistant", metadata: { model: "x" } }),
-  ]);
-  // Interleave another session so seq is not simply 1, 2, 3 per session.
+  const [first] = await s.storage.sessions.appendMessages("ses_a", [msg("hello")]);
+  // Another session's message in between takes the next rowid.
   await s.storage.sessions.appendMessages("ses_b", [msg("elsewhere")]);
-  const second = await s.storage.sessions.appendMessages("ses_a", [
-    msg("result", { role: "tool", name: "search" }),
-  ]);
-  const all = [...first, ...second];
-  assert.deepEqual(all.map((m) => m.content), ["hello", "hi there", "result"]);
-  for (const m of all) assert.equal(m.session_id, "ses_a");
-  assert.ok(all[0].seq < all[1].seq && all[1].seq < all[2].seq, JSON.stringify(all));
-  assert.equal(all[2].seq - all[1].seq, 2, "seq is the table's rowid, shared across sessions");
-  assert.ok(!("name" in all[0]), "no name key when none was given");
-  assert.equal(all[2].name, "search");
-  assert.deepEqual(all[1].metadata, { model: "x" });
-
-  assert.deepEqual(
-    await s.storage.sessions.listMessages("ses_a"),
-    all,
-    "read back exactly as returned",
-  );
-  assert.equal(await s.storage.sessions.messageCount("ses_a"), 3);
-  assert.equal(await s.storage.sessions.messageCount("ses_b"), 1);
-  assert.equal(await s.storage.sessions.messageCount("ses_nope"), 0);
+  const [second] = await s.storage.sessions.appendMessages("ses_a", [msg("result")]);
+  assert.equal(second.seq - first.seq, 2, "seq is the table's rowid, shared across sessions");
 });
 
 Deno.test("messages: afterSeq and last select a window, always in ascending order", async () => {

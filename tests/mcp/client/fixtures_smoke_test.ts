@@ -4,9 +4,7 @@
  * can trust them. Each connection lists tools first, as a real client does.
  */
 import assert from "node:assert/strict";
-import type { z } from "zod";
 import {
-  type CallToolResult,
   type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitationCompleteNotificationSchema,
@@ -30,43 +28,10 @@ import {
   startLegacySseUpstream,
   startStreamableHttpUpstream,
 } from "../../fixtures/upstream/http_upstream.ts";
+// Not tests/helpers.ts: it loads all of engram, and the fixtures' check should not.
+import { collectNotifications, resultText, withTimeout } from "../../sdk_waits.ts";
 
 const FIXTURES = new URL("../../fixtures/upstream/", import.meta.url).pathname;
-
-// tests/helpers.ts has these too, but it loads all of engram; the fixtures' check should not.
-
-/** `promise`, or a rejection after `ms` — so a missing event fails the test instead of hanging it. */
-function withTimeout<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Notifications of one kind as they arrive; `next()` waits for the next one not yet taken. */
-function collectNotifications<S extends Parameters<Client["setNotificationHandler"]>[0]>(
-  client: Client,
-  schema: S,
-): { next(): Promise<z.output<S>> } {
-  const received: z.output<S>[] = [];
-  const waiting: ((n: z.output<S>) => void)[] = [];
-  let taken = 0;
-  client.setNotificationHandler(schema, (n: z.output<S>) => {
-    received.push(n);
-    waiting.shift()?.(n);
-  });
-  return {
-    next() {
-      const index = taken++;
-      if (index < received.length) return Promise.resolve(received[index]);
-      return withTimeout(
-        new Promise((resolve) => waiting.push(resolve)),
-        `notification ${index + 1}`,
-      );
-    },
-  };
-}
 
 /** A fixture on stdio behind the SDK client; stderr and transport errors are collected. */
 async function connectFixture(
@@ -117,11 +82,6 @@ async function connectFixture(
   };
 }
 
-function textOf(result: unknown): string {
-  const r = result as CallToolResult;
-  return (r.content[0] as { text: string }).text;
-}
-
 /** The McpError a promise rejects with (fails the test if it resolves or throws something else). */
 async function mcpError(promise: Promise<unknown>): Promise<McpError> {
   const error = await promise.then(() => undefined, (e) => e);
@@ -145,7 +105,7 @@ Deno.test("well_behaved: tools with structured output, progress, cancellation, l
   ]);
   const { client } = up;
   assert.equal(
-    textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } })),
+    resultText(await client.callTool({ name: "echo", arguments: { text: "hi" } })),
     "echo: hi",
   );
   const add = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
@@ -163,11 +123,11 @@ Deno.test("well_behaved: tools with structured output, progress, cancellation, l
   });
   abort.abort("the test gave up");
   await assert.rejects(slow);
-  const stats = JSON.parse(textOf(await client.callTool({ name: "stats", arguments: {} })));
+  const stats = JSON.parse(resultText(await client.callTool({ name: "stats", arguments: {} })));
   assert.deepEqual(stats.cancelled.map((c: { reason: string }) => c.reason), ["the test gave up"]);
 
   const large = await client.callTool({ name: "large", arguments: { bytes: 300_000 } });
-  assert.equal(textOf(large).length, 300_000);
+  assert.equal(resultText(large).length, 300_000);
 
   const fail = await client.callTool({ name: "fail", arguments: {} });
   assert.equal(fail.isError, true);
@@ -180,7 +140,7 @@ Deno.test("well_behaved: tools with structured output, progress, cancellation, l
   const bad = await mcpError(client.callTool({ name: "bad_output", arguments: {} }));
   assert.match(bad.message, /does not match the tool's output schema/);
   assert.equal(
-    textOf(await client.callTool({ name: "control_chars", arguments: {} })),
+    resultText(await client.callTool({ name: "control_chars", arguments: {} })),
     CONTROL_TEXT,
   );
 });
@@ -229,7 +189,7 @@ Deno.test("well_behaved: definitions change by flag, by env value, and mid-sessi
     assert.deepEqual(echo.annotations, { readOnlyHint: false, destructiveHint: true });
     assert.ok("shout" in (up.tools.find((t) => t.name === "add")?.inputSchema.properties ?? {}));
     const r = await up.client.callTool({ name: "echo_v2", arguments: { text: "x" } });
-    assert.equal(textOf(r), "echo: x", "a renamed tool keeps its behaviour");
+    assert.equal(resultText(r), "echo: x", "a renamed tool keeps its behaviour");
   }
   {
     await using up = await connectFixture("well_behaved", {
@@ -289,7 +249,7 @@ Deno.test("crashing: exiting mid-call or mid-initialize closes the connection; s
   {
     await using up = await connectFixture("crashing", { args: ["--partial"] });
     assert.equal(
-      textOf(await up.client.callTool({ name: "echo", arguments: { text: "a" } })),
+      resultText(await up.client.callTool({ name: "echo", arguments: { text: "a" } })),
       "echo: a",
     );
     const e = await mcpError(up.client.callTool({ name: "crash", arguments: {} }));
@@ -311,7 +271,7 @@ Deno.test("garbage: a banner before serving is survivable; garbage instead of a 
   assert.equal(e.code, ErrorCode.RequestTimeout);
   assert.ok(up.errors.length >= 2, `garbage lines reach onerror: ${up.errors}`);
   const answered = await up.client.callTool({ name: "garble", arguments: { answer: true } });
-  assert.equal(textOf(answered), "answered after the garbage");
+  assert.equal(resultText(answered), "answered after the garbage");
 });
 
 Deno.test("flooding: an endless line or huge result overflows the SDK's read buffer; notifications and stderr floods", async () => {
@@ -327,7 +287,7 @@ Deno.test("flooding: an endless line or huge result overflows the SDK's read buf
     });
     const r = await up.client.callTool({ name: "flood" });
     assert.equal(
-      textOf(r).length,
+      resultText(r).length,
       200_000,
       "below the limit the raw-written result is well formed",
     );
@@ -343,7 +303,7 @@ Deno.test("flooding: an endless line or huge result overflows the SDK's read buf
     args: ["--mode", "stderr", "--bytes", "1000000"],
   });
   const r = await up.client.callTool({ name: "flood" });
-  assert.equal(textOf(r), "wrote 1000000 bytes to stderr");
+  assert.equal(resultText(r), "wrote 1000000 bytes to stderr");
   assert.ok(up.stderr().length >= 1_000_000);
 });
 
@@ -372,7 +332,7 @@ Deno.test("nested: roots, sampling, form elicitation with defaults, URL elicitat
   });
   const { client } = up;
   const call = async (name: string, args = {}) =>
-    JSON.parse(textOf(await client.callTool({ name, arguments: args })));
+    JSON.parse(resultText(await client.callTool({ name, arguments: args })));
   assert.deepEqual(await call("ask_roots"), {
     roots: [{ uri: "file:///tmp/notes", name: "notes" }],
   });
@@ -403,7 +363,7 @@ Deno.test("nested: a client that declared nothing gets each nested request refus
   for (const name of ["ask_roots", "ask_sampling", "ask_form"]) {
     const r = await up.client.callTool({ name, arguments: { prompt: "x" } });
     assert.equal(r.isError, true, name);
-    assert.match(textOf(r), /failed: MCP error -32601: Method not found/, name);
+    assert.match(resultText(r), /failed: MCP error -32601: Method not found/, name);
   }
 });
 
@@ -421,7 +381,7 @@ Deno.test("failing_half: every other call fails, as a result or as a JSON-RPC er
   });
   const e = await mcpError(up.client.callTool({ name: "flaky" }));
   assert.equal(e.code, ErrorCode.InternalError);
-  assert.equal(textOf(await up.client.callTool({ name: "flaky" })), "call 2: ok");
+  assert.equal(resultText(await up.client.callTool({ name: "flaky" })), "call 2: ok");
 });
 
 Deno.test("http upstream: Streamable HTTP (with a resumed stream) and legacy SSE serve the well-behaved definitions", async () => {
@@ -443,7 +403,7 @@ Deno.test("http upstream: Streamable HTTP (with a resumed stream) and legacy SSE
     const add = await client.callTool({ name: "add", arguments: { a: 1, b: 1 } });
     assert.deepEqual(add.structuredContent, { sum: 2 });
     const resumed = await client.callTool({ name: "drop_stream", arguments: { ms: 150 } });
-    assert.equal(textOf(resumed), "answered after the stream was dropped");
+    assert.equal(resultText(resumed), "answered after the stream was dropped");
     assert.equal(resumedFrom.length, 1, "the answer came on a GET resumed with Last-Event-ID");
     assert.equal(up.sessions(), 1);
     await client.close();
@@ -452,7 +412,10 @@ Deno.test("http upstream: Streamable HTTP (with a resumed stream) and legacy SSE
   const client = new Client({ name: "fixture-smoke", version: "1.0.0" });
   await client.connect(new SSEClientTransport(new URL(up.url)));
   assert.equal((await client.listTools()).tools[0].name, "say");
-  assert.equal(textOf(await client.callTool({ name: "say", arguments: { text: "x" } })), "echo: x");
+  assert.equal(
+    resultText(await client.callTool({ name: "say", arguments: { text: "x" } })),
+    "echo: x",
+  );
   const pdf = (await client.readResource({ uri: "fixture://blob/hello.pdf" })).contents[0];
   assert.ok(atob((pdf as { blob: string }).blob).includes(PDF_TEXT));
   await client.close();

@@ -8,6 +8,7 @@ import { EngramError } from "../../../src/core/errors.ts";
 import { probeBubblewrap } from "../../../src/mcp/client/sandbox.ts";
 import { startStdioServer } from "../../../src/mcp/client/stdio_process.ts";
 import { tempDir } from "../../helpers.ts";
+import { exists } from "../../cli/_util.ts";
 import { launchable, signed, stdioServer, testFacts, testSigner } from "./launch_setup.ts";
 
 const signer = await testSigner();
@@ -334,12 +335,3 @@ Deno.test("launch rules: every check is reported, and only the first failure blo
     assert.equal(c.ok, c.fix === "", `${c.rule}: a fix exactly when it fails`);
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

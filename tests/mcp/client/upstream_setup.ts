@@ -8,6 +8,7 @@ import type { LineIO } from "../../../src/mcp/client/elicitation_prompt.ts";
 import type { LaunchFacts } from "../../../src/mcp/client/launch_rules.ts";
 import type { ReviewSigner } from "../../../src/mcp/client/review_keys.ts";
 import { tempDir } from "../../helpers.ts";
+import { resultText } from "../../sdk_waits.ts";
 import { launchable, testFacts, testSigner } from "./launch_setup.ts";
 
 /** The fixture upstreams' directory. */
@@ -73,11 +74,8 @@ export async function upstreamWorld(
   return { dir: dir.path, signer, facts, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
 }
 
-/** The first text content of a tool result. */
-export function textOf(result: unknown): string {
-  const content = (result as { content: { type: string; text?: string }[] }).content;
-  return content.find((c) => c.type === "text")?.text ?? "";
-}
+/** The text of a tool result (its text contents, joined; every caller's result has one). */
+export const textOf: (result: unknown) => string = resultText;
 
 /** The error a promise rejects with (fails the test if it resolves). */
 export async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string }> {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { AuditEntry } from "../../../src/core/types.ts";
 import {
+  auditEntry,
   collect,
   type ContractBackend,
   EPOCH,
@@ -14,24 +15,6 @@ import {
   uid,
   withBrain,
 } from "./backend.ts";
-
-/** An audit row of a tool call. */
-function entry(name: string, extra: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    client_id: "claude",
-    transport: "stdio",
-    session_id: null,
-    tier: "write",
-    kind: "tool",
-    name,
-    brain_id: null,
-    args_digest: "d".repeat(16),
-    outcome: "ok",
-    error_code: null,
-    latency_ms: 12,
-    ...extra,
-  };
-}
 
 /** What the reader gives back of an entry. */
 function sample(e: AuditEntry) {
@@ -54,9 +37,9 @@ export function auditLogContract(backend: ContractBackend): void {
   test("rows are read back after close and reopen, oldest first, from `since` on the clock", async () => {
     await using f = await withBrain(backend);
     const rows = [
-      entry("memory_search", { transport: "http", session_id: "s1", latency_ms: 3 }),
-      entry("memory_get", { outcome: "error", error_code: "not_found", brain_id: f.brain.id }),
-      entry("engram://brains", { kind: "resource", tier: "read", latency_ms: 0 }),
+      auditEntry("memory_search", { transport: "http", session_id: "s1", latency_ms: 3 }),
+      auditEntry("memory_get", { outcome: "error", error_code: "not_found", brain_id: f.brain.id }),
+      auditEntry("engram://brains", { kind: "resource", tier: "read", latency_ms: 0 }),
     ];
     for (const row of rows) {
       await f.storage.audit.audit(row);
@@ -74,7 +57,7 @@ export function auditLogContract(backend: ContractBackend): void {
 
   test("nothing dropped reads as zero drops", async () => {
     await using f = await withBrain(backend);
-    await f.storage.audit.audit(entry("memory_search"));
+    await f.storage.audit.audit(auditEntry("memory_search"));
     f.storage.close();
     await using again = await backend.open({ reuse: f.storage.location });
     assert.deepEqual(await again.audit.auditDrops("2000-01-01T00:00:00.000Z"), {
@@ -85,7 +68,7 @@ export function auditLogContract(backend: ContractBackend): void {
 
   test("a row audited inside a unit of work that rolls back is still recorded", async () => {
     await using f = await withBrain(backend);
-    const failed = entry("memory_extract", { outcome: "error", error_code: "conflict" });
+    const failed = auditEntry("memory_extract", { outcome: "error", error_code: "conflict" });
     await assert.rejects(
       f.storage.units.withTransaction(async () => {
         await f.storage.sessions.createSession(sessionOf(f.brain.id, "ses_1"));
@@ -106,7 +89,7 @@ export function auditLogContract(backend: ContractBackend): void {
 
   test("deleting a brain keeps its audit rows", async () => {
     await using f = await withBrain(backend);
-    const row = entry("memory_remember", { brain_id: f.brain.id });
+    const row = auditEntry("memory_remember", { brain_id: f.brain.id });
     await f.storage.audit.audit(row);
     await f.storage.brains.deleteBrain(f.brain.id, { at: f.clock.iso() });
     f.storage.close();
@@ -118,7 +101,7 @@ export function auditLogContract(backend: ContractBackend): void {
     await using f = await withBrain(backend);
     const n = 2_500;
     for (let i = 0; i < n; i++) {
-      await f.storage.audit.audit(entry(`tool_${i}`, { client_id: uid("c"), latency_ms: i }));
+      await f.storage.audit.audit(auditEntry(`tool_${i}`, { client_id: uid("c"), latency_ms: i }));
     }
     f.storage.close();
     await using again = await backend.open({ reuse: f.storage.location });

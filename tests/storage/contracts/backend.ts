@@ -21,10 +21,12 @@ import type { NewMessage } from "../../../src/core/ports/session_store.ts";
 import type { Storage } from "../../../src/core/ports/storage.ts";
 import type { StoredToken } from "../../../src/core/ports/token_store.ts";
 import type {
+  AuditEntry,
   Brain,
   DocumentRecord,
   LinkInput,
   Metadata,
+  SearchQuery,
   SessionRecord,
 } from "../../../src/core/types.ts";
 
@@ -170,6 +172,15 @@ export async function writeDoc(
   });
 }
 
+/** A full-text query of `brainId` for `text`: ten hits of any scope by relevance, unless `extra` says. */
+export function searchQuery(
+  brainId: string,
+  text: string,
+  extra: Partial<SearchQuery> = {},
+): SearchQuery {
+  return { brainId, text, topK: 10, scope: "all", sort: "relevance", ...extra };
+}
+
 /** A session record of `brainId`. */
 export function sessionOf(brainId: string, id = uid("ses")): SessionRecord {
   return {
@@ -186,6 +197,24 @@ export function sessionOf(brainId: string, id = uid("ses")): SessionRecord {
 /** A user message with a fresh id. */
 export function message(content: string, extra: Partial<NewMessage> = {}): NewMessage {
   return { id: uid("msg"), role: "user", content, created_at: EPOCH, metadata: {}, ...extra };
+}
+
+/** An audit row of a successful tool call named `name`. */
+export function auditEntry(name: string, extra: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    client_id: "claude",
+    transport: "stdio",
+    session_id: null,
+    tier: "write",
+    kind: "tool",
+    name,
+    brain_id: null,
+    args_digest: "d".repeat(16),
+    outcome: "ok",
+    error_code: null,
+    latency_ms: 12,
+    ...extra,
+  };
 }
 
 /** A token row (never a real secret: the hash is random). */

@@ -6,6 +6,7 @@ import {
   MovableClock,
   newBrain,
   rejectsWith,
+  searchQuery,
   sessionOf,
   tokenOf,
   uid,
@@ -185,13 +186,7 @@ export function brainStoreContract(backend: ContractBackend): void {
     );
     // The other brain is untouched.
     assert.deepEqual(await storage.documents.findDocument(keep.id, { id: kept.id }), kept);
-    const hits = await storage.search.search({
-      brainId: keep.id,
-      text: "zanzibar",
-      topK: 10,
-      scope: "all",
-      sort: "relevance",
-    });
+    const hits = await storage.search.search(searchQuery(keep.id, "zanzibar"));
     assert.deepEqual(hits.map((h) => h.document_id), [kept.id]);
     assert.deepEqual(await storage.search.tags(keep.id), [{ tag: "kept", count: 1 }]);
     assert.equal((await storage.jobs.getJob(keptJob.id))?.status, "queued");

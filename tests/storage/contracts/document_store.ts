@@ -10,6 +10,7 @@ import {
   type ContractBackend,
   newBrain,
   rejectsWith,
+  searchQuery,
   uid,
   withBrain,
   writeDoc,
@@ -301,13 +302,7 @@ export function documentStoreContract(backend: ContractBackend): void {
     );
     assert.equal(await f.storage.search.chunkCount(doc.id), 0);
     assert.deepEqual(
-      await f.storage.search.search({
-        brainId: f.brain.id,
-        text: "quokka",
-        topK: 10,
-        scope: "all",
-        sort: "relevance",
-      }),
+      await f.storage.search.search(searchQuery(f.brain.id, "quokka")),
       [],
     );
     assert.deepEqual(await f.storage.search.tags(f.brain.id), []);

@@ -50,6 +50,8 @@ export function lockStoreContract(backend: ContractBackend): void {
     const takeover = f.clock.iso();
     assert.equal(await locks.acquireLock("l", "b", 60_000), null, "expired: taken over");
     await locks.renewLock("l", "a", 600_000);
+    const still = await locks.acquireLock("l", "a", 60_000);
+    assert.equal(still?.holder, "b", "the old holder's renewal changed nothing");
     f.clock.advance(61_000);
     assert.equal(await locks.acquireLock("l", "c", 60_000), null, "b's lock ran out unrenewed");
     const refused = await locks.acquireLock("l", "a", 60_000);

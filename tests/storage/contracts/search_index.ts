@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { Scope } from "../../../src/core/limits.ts";
 import type { SearchHit, SearchQuery } from "../../../src/core/types.ts";
-import { type ContractBackend, newBrain, withBrain, writeDoc } from "./backend.ts";
+import { type ContractBackend, newBrain, searchQuery, withBrain, writeDoc } from "./backend.ts";
 import { indexDerivedCases } from "./search_index_derived.ts";
 import { indexRankingCases } from "./search_index_ranking.ts";
 
@@ -60,15 +60,6 @@ export function searchIndexContract(backend: ContractBackend): void {
   const test = (name: string, fn: () => Promise<void>) =>
     Deno.test(`${backend.name} SearchIndex: ${name}`, fn);
 
-  const query = (brainId: string, text: string, extra: Partial<SearchQuery> = {}): SearchQuery => ({
-    brainId,
-    text,
-    topK: 10,
-    scope: "all",
-    sort: "relevance",
-    ...extra,
-  });
-
   test("search finds live chunks and returns complete hits", async () => {
     await using f = await withBrain(backend);
     const doc = await writeDoc(
@@ -83,7 +74,7 @@ export function searchIndexContract(backend: ContractBackend): void {
         at: T(3),
       },
     );
-    const hits = await f.storage.search.search(query(f.brain.id, "walnut halves"));
+    const hits = await f.storage.search.search(searchQuery(f.brain.id, "walnut halves"));
     // Both chunks hold "walnut" (the title is indexed with each); the one holding both words first.
     assert.equal(hits.length, 2);
     const [hit] = hits;
@@ -108,7 +99,7 @@ export function searchIndexContract(backend: ContractBackend): void {
       for (const sort of ["relevance", "recency"] as const) {
         let hits: SearchHit[];
         try {
-          hits = await f.storage.search.search(query(f.brain.id, text, { sort }));
+          hits = await f.storage.search.search(searchQuery(f.brain.id, text, { sort }));
         } catch (err) {
           throw new Error(`search for ${JSON.stringify(text.slice(0, 60))} failed: ${err}`);
         }
@@ -118,16 +109,18 @@ export function searchIndexContract(backend: ContractBackend): void {
     }
     // Stray syntax around a word is no reason to miss it.
     for (const text of ['kayak"', '"kayak"', "(kayak", "kayak)", "kayak!"]) {
-      assert.deepEqual(paths(await f.storage.search.search(query(f.brain.id, text))), ["/k.md"]);
+      assert.deepEqual(paths(await f.storage.search.search(searchQuery(f.brain.id, text))), [
+        "/k.md",
+      ]);
     }
   });
 
   test("a query with no words or no match returns no hits", async () => {
     await using f = await withBrain(backend);
-    assert.deepEqual(await f.storage.search.search(query(f.brain.id, "anything")), []);
+    assert.deepEqual(await f.storage.search.search(searchQuery(f.brain.id, "anything")), []);
     await writeDoc(f.storage.documents, f.brain.id, "/k.md", ["kayak"]);
-    assert.deepEqual(await f.storage.search.search(query(f.brain.id, "?!")), []);
-    assert.deepEqual(await f.storage.search.search(query(f.brain.id, "zzyzx")), []);
+    assert.deepEqual(await f.storage.search.search(searchQuery(f.brain.id, "?!")), []);
+    assert.deepEqual(await f.storage.search.search(searchQuery(f.brain.id, "zzyzx")), []);
   });
 
   test("search stays within its brain and never returns forgotten or replaced text", async () => {
@@ -141,19 +134,19 @@ export function searchIndexContract(backend: ContractBackend): void {
     await docs.markDeleted(f.brain.id, dead.id, T(2));
     await writeDoc(docs, f.brain.id, "/changed.md", ["lychee"]);
     const ids = async (text: string) =>
-      (await f.storage.search.search(query(f.brain.id, text))).map((h) => h.document_id);
+      (await f.storage.search.search(searchQuery(f.brain.id, text))).map((h) => h.document_id);
     assert.deepEqual(await ids("mango"), [live.id]);
     assert.deepEqual(await ids("papaya"), []);
     assert.deepEqual(await ids("guava"), [], "the old version's text is gone");
     assert.deepEqual(await ids("lychee"), [changed.id]);
-    const foreign = await f.storage.search.search(query(other.id, "papaya"));
+    const foreign = await f.storage.search.search(searchQuery(other.id, "papaya"));
     assert.deepEqual(foreign.map((h) => h.brain_id), [other.id]);
   });
 
   test("search sees every committed change at once, and nothing of a rolled-back unit", async () => {
     await using f = await withBrain(backend);
     const docs = f.storage.documents;
-    const find = async () => paths(await f.storage.search.search(query(f.brain.id, "heron")));
+    const find = async () => paths(await f.storage.search.search(searchQuery(f.brain.id, "heron")));
     assert.deepEqual(await find(), []);
     await writeDoc(docs, f.brain.id, "/a.md", ["the heron nests by the river"]);
     assert.deepEqual(await find(), ["/a.md"]);
@@ -189,7 +182,9 @@ export function searchIndexContract(backend: ContractBackend): void {
     await writeDoc(f.storage.documents, f.brain.id, "/mine1.md", [`${filler} quasar`]);
     await writeDoc(f.storage.documents, f.brain.id, "/mine2.md", [`quasar ${filler}`]);
     for (const sort of ["relevance", "relevance_then_recency", "recency"] as const) {
-      const hits = await f.storage.search.search(query(f.brain.id, "quasar", { topK: 5, sort }));
+      const hits = await f.storage.search.search(
+        searchQuery(f.brain.id, "quasar", { topK: 5, sort }),
+      );
       assert.deepEqual(paths(hits).sort(), ["/mine1.md", "/mine2.md"], sort);
     }
   });
@@ -199,7 +194,7 @@ export function searchIndexContract(backend: ContractBackend): void {
     await writeDoc(f.storage.documents, f.brain.id, "/a.md", ["the heron"], {
       metadata: { k: "v" },
     });
-    const first = await f.storage.search.search(query(f.brain.id, "heron"));
+    const first = await f.storage.search.search(searchQuery(f.brain.id, "heron"));
     const pristine = structuredClone(first);
     const attempt = (fn: () => void) => {
       try {
@@ -212,7 +207,7 @@ export function searchIndexContract(backend: ContractBackend): void {
     attempt(() => (first[0].metadata.k = "changed"));
     attempt(() => first[0].highlights.push("x"));
     attempt(() => first.pop());
-    assert.deepEqual(await f.storage.search.search(query(f.brain.id, "heron")), pristine);
+    assert.deepEqual(await f.storage.search.search(searchQuery(f.brain.id, "heron")), pristine);
   });
 
   test("a scope keeps hits under its path prefix", async () => {
@@ -228,7 +223,8 @@ export function searchIndexContract(backend: ContractBackend): void {
       await writeDoc(f.storage.documents, f.brain.id, path, [`shared marmalade ${path}`]);
     }
     const scoped = async (scope: Scope, sort: SearchQuery["sort"] = "relevance") =>
-      paths(await f.storage.search.search(query(f.brain.id, "marmalade", { scope, sort }))).sort();
+      paths(await f.storage.search.search(searchQuery(f.brain.id, "marmalade", { scope, sort })))
+        .sort();
     for (const sort of ["relevance", "recency", "relevance_then_recency"] as const) {
       assert.deepEqual(await scoped("global", sort), ["/memory/global/a.md"]);
       assert.deepEqual(await scoped("project", sort), ["/memory/project/a.md"]);
@@ -244,7 +240,7 @@ export function searchIndexContract(backend: ContractBackend): void {
     }
     for (const sort of ["relevance", "recency"] as const) {
       const n = async (topK: number) =>
-        (await f.storage.search.search(query(f.brain.id, "lantern", { topK, sort }))).length;
+        (await f.storage.search.search(searchQuery(f.brain.id, "lantern", { topK, sort }))).length;
       assert.equal(await n(1), 1);
       assert.equal(await n(5), 5);
       assert.equal(await n(100), 12);
@@ -266,11 +262,11 @@ export function searchIndexContract(backend: ContractBackend): void {
       at: T(5),
     });
     await writeDoc(f.storage.documents, f.brain.id, "/misc.md", ["nothing"], { at: T(9) });
-    const relevance = await f.storage.search.search(query(f.brain.id, "sourdough"));
+    const relevance = await f.storage.search.search(searchQuery(f.brain.id, "sourdough"));
     assert.deepEqual(paths(relevance), ["/strong.md", "/weak.md"]);
     assert.ok(relevance[0].score >= relevance[1].score);
     const recency = await f.storage.search.search(
-      query(f.brain.id, "sourdough", { sort: "recency" }),
+      searchQuery(f.brain.id, "sourdough", { sort: "recency" }),
     );
     assert.deepEqual(paths(recency), ["/weak.md", "/strong.md"]);
   });

@@ -3,8 +3,14 @@
  * re-chunking, chunk counts, backlinks and tags, all over live documents only.
  */
 import assert from "node:assert/strict";
-import type { SearchQuery } from "../../../src/core/types.ts";
-import { type ContractBackend, newBrain, uid, withBrain, writeDoc } from "./backend.ts";
+import {
+  type ContractBackend,
+  newBrain,
+  searchQuery,
+  uid,
+  withBrain,
+  writeDoc,
+} from "./backend.ts";
 
 const T = (day: number) => `2030-01-${String(day).padStart(2, "0")}T00:00:00.000Z`;
 
@@ -12,15 +18,6 @@ const T = (day: number) => `2030-01-${String(day).padStart(2, "0")}T00:00:00.000
 export function indexDerivedCases(backend: ContractBackend): void {
   const test = (name: string, fn: () => Promise<void>) =>
     Deno.test(`${backend.name} SearchIndex: ${name}`, fn);
-
-  const query = (brainId: string, text: string, extra: Partial<SearchQuery> = {}): SearchQuery => ({
-    brainId,
-    text,
-    topK: 10,
-    scope: "all",
-    sort: "relevance",
-    ...extra,
-  });
 
   test("replaceIndex replaces a document's chunks and links without a new version", async () => {
     await using f = await withBrain(backend);
@@ -33,8 +30,8 @@ export function indexDerivedCases(backend: ContractBackend): void {
       { ordinal: 0, heading_path: ["New"], body: "pelican", start_offset: 0, end_offset: 7 },
     ], []);
     assert.equal(await f.storage.search.chunkCount(doc.id), 1);
-    assert.deepEqual(await f.storage.search.search(query(f.brain.id, "heron")), []);
-    const [hit] = await f.storage.search.search(query(f.brain.id, "pelican"));
+    assert.deepEqual(await f.storage.search.search(searchQuery(f.brain.id, "heron")), []);
+    const [hit] = await f.storage.search.search(searchQuery(f.brain.id, "pelican"));
     assert.equal(hit.document_id, doc.id);
     assert.deepEqual(hit.heading_path, ["New"]);
     assert.deepEqual(await f.storage.search.backlinks(f.brain.id, target), [], "links replaced");
@@ -52,12 +49,12 @@ export function indexDerivedCases(backend: ContractBackend): void {
     ], []);
     for (const sort of ["relevance", "recency"] as const) {
       assert.deepEqual(
-        await f.storage.search.search(query(f.brain.id, "okapi", { sort })),
+        await f.storage.search.search(searchQuery(f.brain.id, "okapi", { sort })),
         [],
         `${sort}: a forgotten document is not searchable`,
       );
       assert.deepEqual(
-        await f.storage.search.search(query(f.brain.id, "okapi", { sort, scope: "project" })),
+        await f.storage.search.search(searchQuery(f.brain.id, "okapi", { sort, scope: "project" })),
         [],
       );
     }

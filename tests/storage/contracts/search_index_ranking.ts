@@ -6,21 +6,13 @@
  */
 import assert from "node:assert/strict";
 import type { SearchQuery } from "../../../src/core/types.ts";
-import { type ContractBackend, withBrain, writeDoc } from "./backend.ts";
+import { type ContractBackend, searchQuery, withBrain, writeDoc } from "./backend.ts";
 
 /** Registers the ranking cases for `backend` (part of searchIndexContract). */
 export function indexRankingCases(backend: ContractBackend): void {
   const test = (name: string, fn: () => Promise<void>) =>
     Deno.test(`${backend.name} SearchIndex: ${name}`, fn);
 
-  const query = (brainId: string, text: string, extra: Partial<SearchQuery> = {}): SearchQuery => ({
-    brainId,
-    text,
-    topK: 10,
-    scope: "all",
-    sort: "relevance",
-    ...extra,
-  });
   const paths = async (
     f: { storage: { search: { search(q: SearchQuery): Promise<{ path: string }[]> } } },
     q: SearchQuery,
@@ -30,7 +22,7 @@ export function indexRankingCases(backend: ContractBackend): void {
     await using f = await withBrain(backend);
     await writeDoc(f.storage.documents, f.brain.id, "/chat.md", ["What did she do with it?"]);
     await writeDoc(f.storage.documents, f.brain.id, "/k.md", ["The kayak is in the shed."]);
-    assert.deepEqual(await paths(f, query(f.brain.id, "What did she do with the kayak?")), [
+    assert.deepEqual(await paths(f, searchQuery(f.brain.id, "What did she do with the kayak?")), [
       "/k.md",
     ]);
   });
@@ -44,7 +36,7 @@ export function indexRankingCases(backend: ContractBackend): void {
     await writeDoc(f.storage.documents, f.brain.id, "/one.md", ["kayak kayak kayak"]);
     await writeDoc(f.storage.documents, f.brain.id, "/all.md", [`${filler} kayak lake paddle`]);
     await writeDoc(f.storage.documents, f.brain.id, "/lake.md", ["lake"]);
-    const found = await paths(f, query(f.brain.id, "kayak paddle lake"));
+    const found = await paths(f, searchQuery(f.brain.id, "kayak paddle lake"));
     assert.equal(found[0], "/all.md");
     assert.deepEqual(found.slice(1).sort(), ["/lake.md", "/one.md"]);
   });
@@ -54,7 +46,10 @@ export function indexRankingCases(backend: ContractBackend): void {
     await writeDoc(f.storage.documents, f.brain.id, "/a.md", ["new york bagels"]);
     await writeDoc(f.storage.documents, f.brain.id, "/b.md", ["new york pizza"]);
     await writeDoc(f.storage.documents, f.brain.id, "/c.md", ["pizza in york, new oven"]);
-    assert.deepEqual(await paths(f, query(f.brain.id, '"new york" pizza')), ["/b.md", "/a.md"]);
+    assert.deepEqual(await paths(f, searchQuery(f.brain.id, '"new york" pizza')), [
+      "/b.md",
+      "/a.md",
+    ]);
   });
 
   test("a name of the query in a chunk's title adds to its score", async () => {
@@ -65,7 +60,9 @@ export function indexRankingCases(backend: ContractBackend): void {
     await writeDoc(f.storage.documents, f.brain.id, "/n.md", ["Melanie will paint"], {
       title: "Notes",
     });
-    const [first] = await f.storage.search.search(query(f.brain.id, "What did Melanie paint?"));
+    const [first] = await f.storage.search.search(
+      searchQuery(f.brain.id, "What did Melanie paint?"),
+    );
     assert.equal(first.path, "/m.md");
     assert.equal(first.component_scores?.name, 2);
   });

@@ -8,6 +8,7 @@ import {
   type ContractBackend,
   newBrain,
   rejectsWith,
+  searchQuery,
   sessionOf,
   withBrain,
   writeDoc,
@@ -25,13 +26,7 @@ export function unitOfWorkContract(backend: ContractBackend): void {
     const result = await f.storage.units.withTransaction(async () => {
       const w = await writeAll(f, "a");
       assert.deepEqual(await visible(f, w), ALL, "a unit reads its own writes");
-      const hits = await f.storage.search.search({
-        brainId: f.brain.id,
-        text: "pangolin",
-        topK: 10,
-        scope: "all",
-        sort: "relevance",
-      });
+      const hits = await f.storage.search.search(searchQuery(f.brain.id, "pangolin"));
       assert.deepEqual(hits.map((h) => h.path), [w.path], "its own writes are searchable");
       return w;
     });
@@ -54,13 +49,7 @@ export function unitOfWorkContract(backend: ContractBackend): void {
     assert.deepEqual(await visible(f, w!), NONE);
     assert.equal(await f.storage.brains.findBrain("phantom"), null);
     assert.deepEqual(
-      await f.storage.search.search({
-        brainId: f.brain.id,
-        text: "pangolin",
-        topK: 10,
-        scope: "all",
-        sort: "relevance",
-      }),
+      await f.storage.search.search(searchQuery(f.brain.id, "pangolin")),
       [],
     );
     const again = await f.storage.units.withTransaction(() => writeAll(f, "b"));

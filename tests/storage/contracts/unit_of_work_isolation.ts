@@ -7,6 +7,7 @@ import {
   type ContractBackend,
   gate,
   message,
+  searchQuery,
   sessionOf,
   settle,
   type Settled,
@@ -42,13 +43,7 @@ export function unitIsolationCases(backend: ContractBackend): void {
           Promise.all([
             f.storage.documents.findDocument(f.brain.id, { path: `/uow/${tag}.md` }),
             f.storage.jobs.findActiveJob("embed", f.brain.id, { path: `/uow/${tag}.md` }),
-            f.storage.search.search({
-              brainId: f.brain.id,
-              text: tag,
-              topK: 10,
-              scope: "all",
-              sort: "relevance",
-            }),
+            f.storage.search.search(searchQuery(f.brain.id, tag)),
           ]).then(([doc, job, hits]) => ({ doc, job, hits, beforeEnd: !released })),
         );
         await yieldTurns();
@@ -64,6 +59,16 @@ export function unitIsolationCases(backend: ContractBackend): void {
           assert.equal(seen.doc, null, `${ending}: the outside read saw an uncommitted document`);
           assert.equal(seen.job, null, `${ending}: the outside read saw an uncommitted job`);
           assert.deepEqual(seen.hits, [], `${ending}: the outside search saw uncommitted chunks`);
+        } else {
+          // The reads waited for the unit (as on SQLite): they answer after its commit, with all of it.
+          const path = `/uow/${tag}.md`;
+          assert.equal(seen.doc?.path, path, "commit: the waiting read missed the document");
+          assert.deepEqual(seen.job?.payload, { path }, "commit: the waiting read missed the job");
+          assert.deepEqual(
+            seen.hits.map((h) => h.path),
+            [path],
+            "commit: the waiting search missed the chunks",
+          );
         }
       } finally {
         release.open();
