@@ -10,17 +10,11 @@
  * second MATCH over the pool, no highlight() or snippet().
  */
 import type { Prepares } from "./database.ts";
-import { planQuery, type QueryPlan } from "../core/query_plan.ts";
+import { isFunctionWord, planQuery, type QueryPlan } from "../core/query_plan.ts";
 import { BODY, HEADINGS, scoreCandidates, type Scored, TITLE } from "../core/search_ranking.ts";
 import type { SearchHit, SearchQuery } from "../core/types.ts";
-import {
-  type CandidateRow,
-  candidates,
-  FUNCTION_WORDS_RANK_CAP,
-  prefixWords,
-  RANK_CAP,
-} from "./fts_candidates.ts";
-import { ftsTerm, withWords } from "./fts_query.ts";
+import { type CandidateRow, candidates, prefixWords } from "./fts_candidates.ts";
+import { anyOf, ftsTerm, ftsWord } from "./fts_query.ts";
 import { markSpans, snippet } from "./highlights.ts";
 import { findTerms, fold, type TermPattern, termPattern, termsIn } from "./term_match.ts";
 
@@ -38,13 +32,18 @@ export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
   const widened = plan.searched.map((t) =>
     t.kind === "prefix" ? prefixWords(db, fold(t.words[0])) : []
   );
-  const each = plan.searched.map((t, i) => withWords(ftsTerm(t), widened[i]));
+  // A prefix term that starts no indexed word matches nothing: it is left out of the expression.
+  const each = plan.searched.map((t, i) =>
+    t.kind === "prefix" ? anyOf(widened[i].map(ftsWord)) : ftsTerm(t)
+  );
   const patterns = plan.searched.map((t, i) => termPattern(t, widened[i]));
   const onlyFunction = plan.searched.every((t) => t.role === "function");
-  const cap = onlyFunction ? FUNCTION_WORDS_RANK_CAP : RANK_CAP;
+  // A quoted phrase of function words ("to the") is searched as typed, yet is as unselective as
+  // the words alone: neither is ranked by BM25 (fts_candidates.ts).
+  const unranked = plan.searched.every((t) => t.words.every(isFunctionWord));
   let rows: CandidateRow[] = [];
   for (const terms of attempts(plan, each, onlyFunction)) {
-    rows = candidates(db, q, { terms, cap });
+    rows = candidates(db, q, { terms, unranked });
     if (rows.length > 0) break;
   }
   const found = rows.map((r) => find(r, patterns));
@@ -74,8 +73,14 @@ export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
  * others then only rank: FTS5 counts every phrase of the expression in BM25). A query of function
  * words alone ("what is the") matches nearly everything word by word, so all of them first.
  */
-function attempts(plan: QueryPlan, each: string[], onlyFunction: boolean): string[][] {
-  const required = each.filter((_, i) => plan.searched[i].required);
+function attempts(
+  plan: QueryPlan,
+  terms: (string | null)[],
+  onlyFunction: boolean,
+): string[][] {
+  const each = terms.filter((t) => t !== null);
+  if (each.length === 0) return [];
+  const required = terms.filter((t, i) => t !== null && plan.searched[i].required);
   if (required.length > 0) {
     const must = required.join(" AND ");
     return [[required.length < each.length ? `${must} AND (${each.join(" OR ")})` : must]];

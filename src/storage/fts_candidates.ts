@@ -9,24 +9,24 @@
  * still counts them, see core/search_ranking.ts) — Luhn's upper cut-off (Luhn 1958), by document
  * frequency; and when every term is that common, only the newest RANK_CAP matches are ranked —
  * query-time index pruning in the spirit of Anh & Moffat (2006), with recency as the order, the
- * likelier-wanted end for a memory (FUNCTION_WORDS_RANK_CAP for a query of function words alone).
- * Finding that bound costs one unranked scan of at most that many rowids (FTS5 walks its doclists
+ * likelier-wanted end for a memory. A query of function words alone ("to be", "what is the") is not
+ * ranked by BM25 at all: its words' IDF is near zero, and FTS5's bm25() reads every posting of
+ * every phrase to count the rows holding it before it scores one row (4–7 ms for "to the" at 10k
+ * notes, whatever the bound), so its newest matches are the pool.
+ * Finding the bound costs one unranked scan of at most that many rowids (FTS5 walks its doclists
  * in rowid order without scoring).
  */
 import type { SQLInputValue } from "node:sqlite";
 import type { Prepares } from "./database.ts";
 import { SCOPE_PREFIX } from "../core/limits.ts";
 import type { SearchQuery } from "../core/types.ts";
+import { indexForm } from "./term_match.ts";
+import { isFunctionWord } from "../core/query_plan.ts";
 
 /** BM25 column weights: title, headings, body. A title match outranks a body match. */
 const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
 /** The most matches one search ranks (see the module comment). */
 export const RANK_CAP = 2000;
-/**
- * The most matches a query of function words alone ranks ("to be": every pair of words has to be
- * checked for the phrase, and such words match nearly every chunk).
- */
-export const FUNCTION_WORDS_RANK_CAP = 250;
 
 /** At most this many whole words widen one prefix term. */
 const PREFIX_WORDS = 16;
@@ -55,16 +55,28 @@ const COLUMNS = `c.id AS chunk_id, c.document_id, c.title AS indexed_title, c.he
   d.title, d.path, d.metadata, d.updated_at, d.brain_id`;
 
 /**
- * The index is porter-stemmed: it holds "running" as "run", so `runn*` alone misses it. The
- * unstemmed word list supplies the words the prefix starts, searched as whole (stemmed) words.
+ * The whole words a prefix starts, from the unstemmed word list, most frequent first: at most
+ * PREFIX_WORDS (Lucene's and Elasticsearch's `max_expansions`), one per stem (the index holds
+ * "running" and "runs" as "run"), and function words only when nothing else starts so. The
+ * search looks for these words rather than asking FTS5 for the prefix, which its porter tokenizer
+ * would stem first (`plis*` → `pli*`), and which it answers by merging the doclists of every word
+ * the prefix starts, three times a search (15–20 ms for `wou*` at 100k notes).
  */
 export function prefixWords(db: Prepares, folded: string): string[] {
   if (folded === "") return [];
-  return db.prepare(
-    "SELECT term FROM chunks_words_vocab WHERE term >= ? AND term < ? LIMIT ?",
-  ).all(folded, folded + "\u{10FFFF}", PREFIX_WORDS)
+  const words = db.prepare(
+    "SELECT term FROM chunks_words_vocab WHERE term >= ? AND term < ? ORDER BY doc DESC",
+  ).all(folded, folded + "\u{10FFFF}")
     .map((r) => r.term as string)
-    .filter((w) => w !== folded && w.startsWith(folded));
+    .filter((w) => w.startsWith(folded));
+  const content = words.filter((w) => !isFunctionWord(w));
+  const stems = new Set<string>();
+  return (content.length > 0 ? content : words).filter((w) => {
+    const stem = indexForm(w);
+    if (stems.has(stem)) return false;
+    stems.add(stem);
+    return true;
+  }).slice(0, PREFIX_WORDS);
 }
 
 /**
@@ -78,13 +90,13 @@ export function prefixWords(db: Prepares, folded: string): string[] {
 export function candidates(
   db: Prepares,
   q: SearchQuery,
-  o: { terms: string[]; cap: number },
+  o: { terms: string[]; unranked?: boolean },
 ): CandidateRow[] {
   const { terms } = o;
   const recency = q.sort === "recency";
   const pool = recency ? q.topK : Math.max(q.topK * POOL_PER_HIT, MIN_POOL);
-  if (q.scope === "all" && !recency) {
-    const { expr, bound } = bounded(db, terms, o.cap);
+  if (q.scope === "all" && !recency && !o.unranked) {
+    const { expr, bound } = bounded(db, terms, RANK_CAP);
     const brains = (db.prepare("SELECT count(*) AS n FROM brains").get() as { n: number }).n;
     const fetch = brains > 1 ? pool * OVERFETCH : pool;
     const rows = db.prepare(
@@ -111,12 +123,18 @@ export function candidates(
   params.push(pool);
   // Equal timestamps (a bulk import) fall back to write order, newest first. Forgotten documents
   // have no chunks, so no deleted_at filter is needed.
+  const rank = o.unranked ? "0" : `bm25(chunks_fts, ${BM25_WEIGHTS.join(", ")})`;
+  const order = recency
+    ? "d.updated_at DESC, d.rowid DESC, rank"
+    : o.unranked
+    ? "chunks_fts.rowid DESC"
+    : "rank";
   return db.prepare(
-    `SELECT bm25(chunks_fts, ${BM25_WEIGHTS.join(", ")}) AS rank, ${COLUMNS}
+    `SELECT ${rank} AS rank, ${COLUMNS}
        FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
        JOIN documents d ON d.id = c.document_id
       WHERE chunks_fts MATCH ? AND c.brain_id = ? ${scopeSql}
-      ORDER BY ${recency ? "d.updated_at DESC, d.rowid DESC, rank" : "rank"}
+      ORDER BY ${order}
       LIMIT ?`,
   ).all(...params) as unknown as CandidateRow[];
 }
@@ -126,13 +144,16 @@ function bounded(db: Prepares, terms: string[], cap: number): { expr: string; bo
   const all = terms.join(" OR ");
   const whole = capRowid(db, all, cap);
   if (whole === null) return { expr: all, bound: 0 };
-  const rare = terms.length > 1 ? terms.filter((t) => capRowid(db, t, cap) === null) : [];
+  // A term that matches nothing is not a rarer term to rank by: it would leave nothing to rank.
+  const rare = terms.length > 1
+    ? terms.filter((t) => capRowid(db, t, cap) === null && capRowid(db, t, 0) !== null)
+    : [];
   if (rare.length === 0) return { expr: all, bound: whole };
   const expr = rare.join(" OR ");
   return { expr, bound: capRowid(db, expr, cap) ?? 0 };
 }
 
-/** The rowid of the `cap`-th newest match, or null when there are no more matches than that. */
+/** The rowid of the match after the `cap` newest, or null when there are no more matches than that. */
 function capRowid(db: Prepares, expr: string, cap: number): number | null {
   const row = db.prepare(
     "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",

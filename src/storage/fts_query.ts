@@ -4,7 +4,9 @@
  * Every term is emitted as a double-quoted string, so FTS5 operators (AND, OR, NOT, NEAR), column
  * filters (`title:`), parentheses and `^` in user text are literal words, never syntax. Only a
  * trailing `*` on a word keeps its meaning (prefix search); a double-quoted span stays a phrase.
- * The search widens a prefix term with the whole words it starts (see `withWords`).
+ * The search itself never sends FTS5 a prefix query: FTS5's porter tokenizer stems the prefix too
+ * (`plis*` becomes `pli*` and finds "pliant"), so chunk_search.ts searches the whole words the
+ * prefix starts instead (`ftsWord`, `anyOf`).
  */
 import { MAX_SEARCHED_TERMS, planQuery, type QueryTerm } from "../core/query_plan.ts";
 
@@ -22,10 +24,15 @@ export function ftsTerms(text: string): string[] {
   return planQuery(text).terms.slice(0, MAX_SEARCHED_TERMS).map(ftsTerm);
 }
 
-/** A prefix term widened with whole words it starts: `("runn"* OR "running")`. */
-export function withWords(term: string, words: string[]): string {
-  if (words.length === 0) return term;
-  return `(${[term, ...words.map((w) => `"${w.replaceAll('"', '""')}"`)].join(" OR ")})`;
+/** One whole word as an FTS5 string. */
+export function ftsWord(word: string): string {
+  return `"${word.replaceAll('"', '""')}"`;
+}
+
+/** Alternatives as one FTS5 group: `("a" OR "b")`, the one alone, or null when there are none. */
+export function anyOf(alternatives: string[]): string | null {
+  if (alternatives.length <= 1) return alternatives[0] ?? null;
+  return `(${alternatives.join(" OR ")})`;
 }
 
 /**

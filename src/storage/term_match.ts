@@ -42,7 +42,7 @@ export function fold(token: string): string {
 }
 
 /** The index form of a word: folded, then Porter-stemmed. */
-function stemOf(word: string): string {
+export function indexForm(word: string): string {
   return stemmer(fold(word));
 }
 
@@ -50,11 +50,11 @@ function stemOf(word: string): string {
 export function termPattern(term: QueryTerm, widened: string[] = []): TermPattern {
   if (term.kind === "prefix") {
     return {
-      stems: [stemOf(term.words[0])],
-      prefix: { text: fold(term.words[0]), stems: new Set(widened.map(stemOf)) },
+      stems: [indexForm(term.words[0])],
+      prefix: { text: fold(term.words[0]), stems: new Set(widened.map(indexForm)) },
     };
   }
-  return { stems: term.words.map(stemOf) };
+  return { stems: term.words.map(indexForm) };
 }
 
 /** Whether each pattern occurs in `text`. */

@@ -1,7 +1,8 @@
 /**
  * @module Each ranking rule of memory search, on a small brain where the rule changes the order
  * (real SQLite, through MemoryService): coverage over BM25, function words, names in titles,
- * required quotes, one hit per document, bounded ranking, and highlights of returned hits.
+ * required quotes, one hit per document, bounded ranking, function words alone, and highlights of
+ * returned hits.
  */
 import assert from "node:assert/strict";
 import type { MemoryService } from "../../src/core/memory_service.ts";
@@ -110,6 +111,10 @@ Deno.test("ranking: past RANK_CAP matches, a rare word still finds its old note"
   await using dir = await tempDir();
   using s = await openService(dir.path);
   await s.service.remember(ADMIN, { content: "# First\n\ncommon okapi", path: "/old.md" });
+  await s.service.remember(ADMIN, {
+    content: "# Heavy\n\ncommon common common",
+    path: "/heavy.md",
+  });
   await s.storage.units.withTransaction(async () => {
     for (let i = 0; i < RANK_CAP + 50; i++) {
       await s.service.remember(ADMIN, { content: `# N${i}\n\ncommon ${i}`, path: `/n/${i}.md` });
@@ -119,6 +124,23 @@ Deno.test("ranking: past RANK_CAP matches, a rare word still finds its old note"
   const common = await find(s.service, "common");
   assert.equal(common.length, 10);
   assert.ok(!paths(common).includes("/old.md"), "only the newest matches of a common word rank");
+  assert.ok(!paths(common).includes("/heavy.md"), "however often the old note repeats it");
+  // A word that matches nothing is no rarer word to rank by: the common word is still bounded.
+  assert.deepEqual(paths(await find(s.service, "common zyzzyva")), paths(common));
+});
+
+Deno.test("ranking: a query of function words alone lists its newest matches, not BM25's", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await fillers(s.service);
+  await s.service.remember(ADMIN, { content: "# A\n\nto the to the to the", path: "/old.md" });
+  await s.service.remember(ADMIN, {
+    content: `# B\n\n${filler(60, "w")} we walked to the harbour`,
+    path: "/new.md",
+  });
+  // BM25 puts the short note repeating the phrase first; such words say nothing, recency does.
+  assert.deepEqual(paths(await find(s.service, '"to the"')), ["/new.md", "/old.md"]);
+  assert.deepEqual(paths(await find(s.service, "to the")), ["/new.md", "/old.md"]);
 });
 
 Deno.test("ranking: highlights mark the matches of the returned hit, the body cut around them", async () => {

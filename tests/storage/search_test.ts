@@ -69,6 +69,39 @@ Deno.test("search: a prefix query finds whole words whose stem is shorter than t
   assert.ok(hit.highlights.some((h) => h.includes("**running**")), hit.highlights.join(" | "));
 });
 
+Deno.test("search: a prefix finds only words that start with it, though the index holds stems", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  // The porter stem of "plis" is "pli": FTS5's own prefix query `plis*` finds "pliant".
+  await s.service.remember(ADMIN, { content: "# Rules\n\nThe pliant rules.", path: "/pliant.md" });
+  await s.service.remember(ADMIN, { content: "# Note\n\nA plisse skirt.", path: "/plisse.md" });
+  assert.deepEqual(paths(await find(s.service, "plis*")), ["/plisse.md"]);
+  assert.deepEqual(paths(await find(s.service, "pli*")).sort(), ["/pliant.md", "/plisse.md"]);
+});
+
+Deno.test("search: a prefix widens to its most frequent words, function words only when alone", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  // 20 rarely used words start with "zed" and one used in many notes; the widening keeps 16.
+  for (let i = 0; i < 20; i++) {
+    await s.service.remember(ADMIN, {
+      content: `# R${i}\n\nzed${"abcdefghijklmnopqrst"[i]}x`,
+      path: `/r${i}.md`,
+    });
+  }
+  for (let i = 0; i < 3; i++) {
+    await s.service.remember(ADMIN, { content: `# C${i}\n\nzedcommon`, path: `/c${i}.md` });
+  }
+  const hits = await find(s.service, "zed*", { top_k: 50 });
+  assert.equal(hits.length, 3 + 15, "the frequent word and 15 of the rare ones");
+  assert.ok(paths(hits).includes("/c0.md"));
+  // "would" is a function word: `wou*` looks for "wound" unless only function words start so.
+  await s.service.remember(ADMIN, { content: "# W\n\nIt would rain.", path: "/would.md" });
+  await s.service.remember(ADMIN, { content: "# X\n\nA wound healed.", path: "/wound.md" });
+  assert.deepEqual(paths(await find(s.service, "wou*")), ["/wound.md"]);
+  assert.deepEqual(paths(await find(s.service, "woul*")), ["/would.md"]);
+});
+
 Deno.test("search: a prefix no longer widens to words of forgotten or changed documents", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
