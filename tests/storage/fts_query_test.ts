@@ -65,3 +65,118 @@ Deno.test("anyOf: whole words as one FTS5 group, quotes escaped; null when there
   assert.equal(anyOf([ftsWord('a"b')]), '"a""b"', "one word alone; quotes are escaped");
   assert.equal(anyOf([]), null);
 });
+
+const NASTY_QUERIES = [
+  '"',
+  '""',
+  '"unbalanced',
+  '"""',
+  "AND",
+  "OR",
+  "NOT",
+  "OR NOT",
+  "a AND",
+  "AND OR NOT",
+  "*",
+  "**",
+  "foo*",
+  "*foo",
+  "title:secret",
+  "{title body}:secret",
+  ":",
+  "(",
+  ")))",
+  "((a)",
+  "NEAR(a b)",
+  "NEAR/2",
+  "a NEAR/3 b",
+  "^start",
+  "-minus",
+  "+plus",
+  "🎉🔥",
+  "café naïve",
+  "東京",
+  "!@#$%^&*()_+-=[]{}|;':\",./<>?`~".repeat(2),
+  ",.;:!?-_/\\|()[]{}<>'\"`~@#$%^&*+=".repeat(130).slice(0, 4096),
+  "'; DROP TABLE documents; --",
+  "a\0b",
+  "\u0301",
+  "x".repeat(4096),
+  Array.from({ length: 500 }, (_, i) => `w${i}*`).join(" "),
+];
+
+Deno.test("search: no user text causes an FTS syntax error", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Secret title\n\nThe secret launch code is hidden. Label title: secret. Start here.",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Café naïve\n\nA naïve café order in 東京 🎉, with minus and plus signs.",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Drop table\n\nNever DROP TABLE documents; keep the tables.",
+  });
+  for (const query of NASTY_QUERIES) {
+    for (const sort of ["relevance", "recency", "relevance_then_recency"] as const) {
+      let result;
+      try {
+        result = await s.service.search(ADMIN, { query, top_k: 10, scope: "all", sort });
+      } catch (err) {
+        assert.fail(`query ${JSON.stringify(query.slice(0, 60))} threw: ${err}`);
+      }
+      assert.ok(Array.isArray(result.hits));
+      assert.equal(result.query, query);
+      for (const h of result.hits) assert.ok(h.score > 0, `score of ${JSON.stringify(query)}`);
+    }
+  }
+  assert.equal((await s.service.stats(ADMIN, {})).documents, 3, "nothing was dropped");
+});
+
+Deno.test("search: nasty queries match their words literally", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Secret title\n\nThe secret launch code is hidden. Label title: secret. Start here.",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Café naïve\n\nA naïve café order in 東京 🎉, with minus and plus signs.",
+  });
+  await s.service.remember(ADMIN, {
+    content: "# Drop table\n\nNever DROP TABLE documents; keep the tables.",
+  });
+  const titles = async (query: string) =>
+    (await s.service.search(ADMIN, { query, top_k: 10, scope: "all", sort: "relevance" })).hits
+      .map((h) => h.title).sort();
+  const cases: [string, string[]][] = [
+    ['"', []],
+    ['""', []],
+    ['"unbalanced', []],
+    ['"secret', ["Secret title"]],
+    ["*", []],
+    ["**", []],
+    ["foo*", []],
+    ["secr*", ["Secret title"]],
+    // Words joined by punctuation are a phrase, as the tokenizer indexed them.
+    ["title:secret", ["Secret title"]],
+    ["launch:title", []],
+    [":", []],
+    ["(", []],
+    [")))", []],
+    ["^start", ["Secret title"]],
+    ["-minus", ["Café naïve"]],
+    ["+plus", ["Café naïve"]],
+    ["🎉🔥", []],
+    ["café naïve", ["Café naïve"]],
+    ["cafe naive", ["Café naïve"]],
+    ["東京", ["Café naïve"]],
+    ["'; DROP TABLE documents; --", ["Drop table"]],
+    ["AND", ["Café naïve"]],
+    ["OR NOT", []],
+    // Only a combining mark: it folds to nothing and must not widen to arbitrary words.
+    ["\u0301*", []],
+  ];
+  for (const [query, expected] of cases) {
+    assert.deepEqual(await titles(query), expected, `query ${JSON.stringify(query)}`);
+  }
+});
