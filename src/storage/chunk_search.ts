@@ -41,9 +41,13 @@ export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
   // A quoted phrase of function words ("to the") is searched as typed, yet is as unselective as
   // the words alone: neither is ranked by BM25 (fts_candidates.ts).
   const unranked = plan.searched.every((t) => t.words.every(isFunctionWord));
+  const phrases = plan.searched.reduce(
+    (n, t, i) => n + (t.kind === "prefix" ? widened[i].length : 1),
+    0,
+  );
   let rows: CandidateRow[] = [];
   for (const terms of attempts(plan, each, onlyFunction)) {
-    rows = candidates(db, q, { terms, unranked });
+    rows = candidates(db, q, { terms, phrases, unranked });
     if (rows.length > 0) break;
   }
   const found = rows.map((r) => find(r, patterns));

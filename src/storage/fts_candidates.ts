@@ -7,7 +7,8 @@
  * query matches more than RANK_CAP chunks, terms that alone match more than RANK_CAP are left out
  * of the MATCH if rarer terms remain (their IDF is near zero, so they barely move BM25; the ranking
  * still counts them, see core/search_ranking.ts) — Luhn's upper cut-off (Luhn 1958), by document
- * frequency; and when every term is that common, only the newest RANK_CAP matches are ranked —
+ * frequency; and when every term is that common, only the newest RANK_CAP matches are ranked (fewer
+ * when the expression has many phrases, see RANK_PHRASES) —
  * query-time index pruning in the spirit of Anh & Moffat (2006), with recency as the order, the
  * likelier-wanted end for a memory. A query of function words alone ("to be", "what is the") is not
  * ranked by BM25 at all: its words' IDF is near zero, and FTS5's bm25() reads every posting of
@@ -27,6 +28,12 @@ import { isFunctionWord } from "../core/query_plan.ts";
 const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
 /** The most matches one search ranks (see the module comment). */
 export const RANK_CAP = 2000;
+/**
+ * BM25 costs about a microsecond per row per phrase of the expression, so the bound is on both:
+ * RANK_CAP rows for up to RANK_PHRASES phrases, fewer rows for more (a prefix widened to 16 words
+ * is 16 phrases: 500 rows).
+ */
+const RANK_PHRASES = 4;
 
 /** At most this many whole words widen one prefix term. */
 const PREFIX_WORDS = 16;
@@ -90,13 +97,14 @@ export function prefixWords(db: Prepares, folded: string): string[] {
 export function candidates(
   db: Prepares,
   q: SearchQuery,
-  o: { terms: string[]; unranked?: boolean },
+  o: { terms: string[]; phrases: number; unranked?: boolean },
 ): CandidateRow[] {
   const { terms } = o;
   const recency = q.sort === "recency";
   const pool = recency ? q.topK : Math.max(q.topK * POOL_PER_HIT, MIN_POOL);
   if (q.scope === "all" && !recency && !o.unranked) {
-    const { expr, bound } = bounded(db, terms, RANK_CAP);
+    const cap = Math.floor(RANK_CAP * Math.min(1, RANK_PHRASES / Math.max(1, o.phrases)));
+    const { expr, bound } = bounded(db, terms, cap);
     const brains = (db.prepare("SELECT count(*) AS n FROM brains").get() as { n: number }).n;
     const fetch = brains > 1 ? pool * OVERFETCH : pool;
     const rows = db.prepare(

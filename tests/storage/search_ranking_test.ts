@@ -129,6 +129,24 @@ Deno.test("ranking: past RANK_CAP matches, a rare word still finds its old note"
   assert.deepEqual(paths(await find(s.service, "common zyzzyva")), paths(common));
 });
 
+Deno.test("ranking: a prefix widened to many words ranks fewer of its newest matches", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, { content: "# Old\n\nqa0 qa0 qa0 qa0", path: "/old.md" });
+  await s.storage.units.withTransaction(async () => {
+    for (let i = 0; i < 640; i++) {
+      await s.service.remember(ADMIN, {
+        content: `# N${i}\n\nqa${i % 16} ${filler(8, "f")}`,
+        path: `/n/${i}.md`,
+      });
+    }
+  });
+  // One word: all 41 matches are ranked, and the note repeating it wins.
+  assert.equal((await find(s.service, "qa0"))[0].path, "/old.md");
+  // 16 words (16 phrases for BM25): only the newest RANK_CAP / 4 = 500 of 641 matches are ranked.
+  assert.ok(!paths(await find(s.service, "qa*", { top_k: 50 })).includes("/old.md"));
+});
+
 Deno.test("ranking: a query of function words alone lists its newest matches, not BM25's", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
