@@ -14,6 +14,9 @@
  *   --units turn,session   --top-k 10   --group document|chunk (default: the server's)
  *   --markdown (tables for RESULTS.md)   --json FILE (every question's ranked units)
  *   --keep (keep the data directory)   --bin ./dist/engram
+ *   --embeddings FILE: with vector search, through an OpenAI-compatible embedding server on
+ *     loopback serving GloVe sentence vectors from FILE (bench/embedding_server.ts says where to
+ *     get it); engram then fuses full text and vectors as it does with any embedding provider.
  */
 import { parseArgs } from "node:util";
 import type { CallToolResult } from "../src/mcp/sdk.ts";
@@ -28,6 +31,7 @@ import {
 import { CUTOFFS, fmt, type Ranked, recallAt } from "./recall_metrics.ts";
 import { markdownTable, ms, summarize, table } from "./stats.ts";
 import { connectSdk, type SdkSession } from "./stdio_client.ts";
+import { type EmbeddingServer, startEmbeddingServer } from "./embedding_server.ts";
 
 /** Calls in flight at once while loading (the server still applies them one by one). */
 const LOAD_CONCURRENCY = 8;
@@ -42,6 +46,7 @@ interface Options {
   json?: string;
   keep: boolean;
   bin?: string;
+  embeddings?: string;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -57,6 +62,7 @@ function parseOptions(argv: string[]): Options {
       json: { type: "string" },
       keep: { type: "boolean", default: false },
       bin: { type: "string" },
+      embeddings: { type: "string" },
     },
   });
   if (positionals.length !== 1) {
@@ -80,7 +86,24 @@ function parseOptions(argv: string[]): Options {
     json: values.json,
     keep: values.keep,
     bin: values.bin,
+    embeddings: values.embeddings,
   };
+}
+
+/** The server's config: no result cache (every question searched); the embedder when given. */
+function engramConfig(embedder?: EmbeddingServer): string {
+  const lines = ["storage:", "  search_cache_mb: 0"];
+  if (embedder) {
+    lines.push(
+      "providers:",
+      "  - type: openai",
+      "    name: glove",
+      `    base_url: ${embedder.url}`,
+      "    model: none",
+      `    embedding_model: ${embedder.model}`,
+    );
+  }
+  return lines.join("\n") + "\n";
 }
 
 function log(message: string): void {
@@ -168,7 +191,7 @@ async function loadAndAsk(
   }
 }
 
-function resultRows(unit: Unit, run: UnitRun): string[][] {
+function resultRows(unit: Unit, run: UnitRun, vectors: boolean): string[][] {
   const row = (system: string, outcomes: Outcome[]) => {
     const r = recallAt(outcomes);
     return [
@@ -180,7 +203,7 @@ function resultRows(unit: Unit, run: UnitRun): string[][] {
     ];
   };
   return [
-    row(unit, run.engram).with(1, "engram memory_search"),
+    row(unit, run.engram).with(1, vectors ? "engram + GloVe vectors" : "engram memory_search"),
     row(unit, run.baseline).with(1, "raw FTS5 (bm25, OR)"),
   ];
 }
@@ -208,7 +231,12 @@ async function main(): Promise<void> {
   const all = parseLocomo(await Deno.readTextFile(o.file));
   const chosen = selectIndexes(o.conversations, all.length).map((i) => all[i]);
   const dir = await Deno.makeTempDir({ prefix: "engram-retrieval-" });
-  await Deno.writeTextFile(`${dir}/engram.yaml`, "storage:\n  search_cache_mb: 0\n");
+  let embedder: EmbeddingServer | undefined;
+  if (o.embeddings) {
+    log(`loading word vectors from ${o.embeddings}`);
+    embedder = await startEmbeddingServer(o.embeddings);
+  }
+  await Deno.writeTextFile(`${dir}/engram.yaml`, engramConfig(embedder));
   log(
     `${chosen.length} conversation(s) [${chosen.map((c) => c.index).join(",")}], ` +
       `${
@@ -228,11 +256,12 @@ async function main(): Promise<void> {
     }
   } finally {
     await sdk.close();
+    await embedder?.[Symbol.asyncDispose]();
     if (o.keep) log(`kept ${dir}`);
     else await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
   const header = ["unit", "system", "questions", "R@1", "R@5", "R@10", "all@1", "all@5", "all@10"];
-  const rows = [...runs].flatMap(([unit, run]) => resultRows(unit, run));
+  const rows = [...runs].flatMap(([unit, run]) => resultRows(unit, run, !!o.embeddings));
   const catHeader = [
     "unit",
     "category",
@@ -252,6 +281,7 @@ async function main(): Promise<void> {
   const lines = [
     `date: ${new Date().toISOString()}`,
     `file: ${o.file}; conversations ${chosen.map((c) => c.index).join(",")}; top_k ${o.topK}` +
+    (o.embeddings ? `; vectors ${o.embeddings}` : "") +
     (o.group ? `; group ${o.group}` : "") +
     `; total ${((performance.now() - started) / 1000).toFixed(0)} s`,
     ...latency,
