@@ -17,6 +17,7 @@ import { type CandidateRow, candidates, prefixWords } from "./fts_candidates.ts"
 import { anyOf, ftsTerm, ftsWord } from "./fts_query.ts";
 import { markSpans, snippet } from "./highlights.ts";
 import { findTerms, fold, type TermPattern, termPattern, termsIn } from "./term_match.ts";
+import { correction, indexHolds } from "./typo_correction.ts";
 
 /** Per field, whether each searched term occurs there. */
 interface Found {
@@ -27,7 +28,7 @@ interface Found {
 
 /** Ranked chunks of the query's brain and scope, at most `q.topK`. */
 export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
-  const plan = planQuery(q.text);
+  const plan = withCorrections(db, planQuery(q.text));
   if (plan.searched.length === 0) return [];
   const widened = plan.searched.map((t) =>
     t.kind === "prefix" ? prefixWords(db, fold(t.words[0])) : []
@@ -70,6 +71,25 @@ export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
     order.sort((a, b) => scored[b].score - scored[a].score);
   }
   return order.slice(0, q.topK).map((i) => toHit(rows[i], patterns, scored[i]));
+}
+
+/**
+ * The plan with each mistyped word read as the nearest word the index holds (typo_correction.ts):
+ * a single unquoted word of letters that matches nothing. Quoted text is searched as typed.
+ */
+function withCorrections(db: Prepares, plan: QueryPlan): QueryPlan {
+  let changed = false;
+  const searched = plan.searched.map((t) => {
+    if (t.kind !== "word" || t.required || t.role === "function" || /\p{N}/u.test(t.words[0])) {
+      return t;
+    }
+    if (indexHolds(db, ftsTerm(t))) return t;
+    const word = correction(db, t.words[0]);
+    if (word === null) return t;
+    changed = true;
+    return { ...t, words: [word] };
+  });
+  return changed ? { ...plan, searched } : plan;
 }
 
 /**

@@ -102,6 +102,32 @@ Deno.test("search: a prefix widens to its most frequent words, function words on
   assert.deepEqual(paths(await find(s.service, "woul*")), ["/would.md"]);
 });
 
+Deno.test("search: a mistyped word that matches nothing is read as the nearest word of the index", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  await s.service.remember(ADMIN, {
+    content: "# Shelter\n\nThe fundraiser for the shelter after the tournament.",
+    path: "/shelter.md",
+  });
+  await s.service.remember(ADMIN, { content: "# Fund\n\nA fund raiser.", path: "/fund.md" });
+  const [hit] = await find(s.service, "funraiser");
+  assert.equal(hit.path, "/shelter.md", "one letter left out");
+  assert.ok(hit.highlights.some((h) => h.includes("**fundraiser**")), hit.highlights.join(" | "));
+  assert.deepEqual(
+    paths(await find(s.service, "tourmanent")),
+    ["/shelter.md"],
+    "two letters swapped",
+  );
+  assert.deepEqual(paths(await find(s.service, "sheltre fundriaser")), ["/shelter.md"]);
+  // Not corrected: a quoted word, a short word, a typo in the first three letters, too many typos.
+  assert.deepEqual(await find(s.service, '"funraiser"'), []);
+  assert.deepEqual(await find(s.service, "fnd"), []);
+  assert.deepEqual(await find(s.service, "fudnraiser"), []);
+  assert.deepEqual(await find(s.service, "funrasr"), []);
+  // A word the index holds is searched as typed, however near a more frequent one.
+  assert.deepEqual(paths(await find(s.service, "raiser")), ["/fund.md"]);
+});
+
 Deno.test("search: a prefix no longer widens to words of forgotten or changed documents", async () => {
   await using dir = await tempDir();
   using s = await openService(dir.path);
