@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startEmbeddingServer } from "../../bench/embedding_server.ts";
 import { OpenAiProvider } from "../../src/providers/openai.ts";
 import { tempDir } from "../helpers.ts";
+import { runRetrievalBench } from "./_retrieval_run.ts";
 
 const VECTORS = new URL("../fixtures/retrieval/mini_vectors.json", import.meta.url).pathname;
 const LOCOMO = new URL("../fixtures/retrieval/mini_locomo.json", import.meta.url).pathname;
@@ -55,22 +56,15 @@ Deno.test("embedding server: anything but an embeddings request is refused", asy
 
 Deno.test("embedding server: a harness run with --embeddings fuses vectors through engram stdio", async () => {
   await using dir = await tempDir();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      new URL("../../bench/retrieval.ts", import.meta.url).pathname,
-      LOCOMO,
-      "--embeddings",
-      VECTORS,
-      "--json",
-      `${dir.path}/outcomes.json`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const run = await runRetrievalBench([
+    LOCOMO,
+    "--embeddings",
+    VECTORS,
+    "--json",
+    `${dir.path}/outcomes.json`,
+  ]);
+  const stdout = run.stdout;
+  assert.equal(run.code, 0, run.stderr);
   assert.match(stdout, /turn\s+engram \+ GloVe vectors\s+6\s/);
   const outcomes = JSON.parse(await Deno.readTextFile(`${dir.path}/outcomes.json`));
   assert.equal(outcomes.turn.engram.length, 6);

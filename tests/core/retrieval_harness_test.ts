@@ -8,6 +8,7 @@ import { FtsBaseline, orExpression } from "../../bench/fts_baseline.ts";
 import { parseLocomo, selectIndexes } from "../../bench/locomo.ts";
 import { recallAt } from "../../bench/recall_metrics.ts";
 import { tempDir } from "../helpers.ts";
+import { runRetrievalBench } from "./_retrieval_run.ts";
 
 const FIXTURE = new URL("../fixtures/retrieval/mini_locomo.json", import.meta.url).pathname;
 const text = () => Deno.readTextFileSync(FIXTURE);
@@ -84,20 +85,13 @@ Deno.test("retrieval harness: the raw FTS5 baseline ORs every word of the questi
 
 Deno.test("retrieval harness: a whole run through engram stdio prints recall for both units", async () => {
   await using dir = await tempDir();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      new URL("../../bench/retrieval.ts", import.meta.url).pathname,
-      FIXTURE,
-      "--json",
-      `${dir.path}/outcomes.json`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const run = await runRetrievalBench([
+    FIXTURE,
+    "--json",
+    `${dir.path}/outcomes.json`,
+  ]);
+  const stdout = run.stdout;
+  assert.equal(run.code, 0, run.stderr);
   assert.match(stdout, /turn\s+engram memory_search\s+6\s/);
   assert.match(stdout, /session\s+raw FTS5 \(bm25, OR\)\s+6\s/);
   const outcomes = JSON.parse(await Deno.readTextFile(`${dir.path}/outcomes.json`));
