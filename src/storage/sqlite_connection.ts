@@ -6,16 +6,19 @@
  *
  * node:sqlite is synchronous and the connection is shared by every caller of this process, so a
  * unit of work, which spans awaits, would otherwise take in whatever other callers ran meanwhile.
- * The callers inside a unit are recognised by their async context (AsyncLocalStorage); everyone
- * else waits until the unit ends. A PostgreSQL backend would route the same context to a pooled
+ * The callers inside a unit are recognised by their async context (AsyncLocalStorage). Other
+ * callers' writes wait until the unit ends; their reads are answered from a second, read-only
+ * connection to the same file, opened the first time one is needed, which sees the database as
+ * last committed (WAL): a search or a job's status is answered while a large file is indexed,
+ * and never shows part of it. A PostgreSQL backend would route the same context to a pooled
  * connection of its own instead.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { EngramError } from "../core/errors.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
 import { ROLLED_BACK, type Transaction, type UnitOfWork } from "../core/ports/unit_of_work.ts";
-import { type Prepares, translateSqliteError } from "./database.ts";
+import { BUSY_TIMEOUT_MS, type Prepares, translateSqliteError } from "./database.ts";
 import { DatabaseStamp, type ReadCache } from "./stamped_cache.ts";
 
 /** An open unit of work. */
@@ -41,6 +44,11 @@ export interface ConnectionOptions {
   now?: () => Date;
   /** Hears about after-commit work that failed. */
   logger?: Logger;
+  /**
+   * The database file, for the read-only connection that answers reads while another caller's
+   * unit of work is open; without it (an in-memory database) those reads wait for the unit.
+   */
+  file?: string;
 }
 
 /** A connection with the storage's transaction rules. */
@@ -57,9 +65,15 @@ export class SqliteConnection implements UnitOfWork, Prepares {
   #invalidating = false;
   /** The clock stored times come from. */
   readonly now: () => Date;
+  readonly #file?: string;
+  /** The read-only connection and its statements, once a read needed it. */
+  #reader: { db: DatabaseSync; statements: Map<string, StatementSync> } | null = null;
+  /** Set while a read runs on the reader: `prepare` then hands out the reader's statements. */
+  #onReader = false;
 
   constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
+    this.#file = options.file;
     this.now = options.now ?? (() => new Date());
     this.#logger = options.logger ?? silentLogger;
     this.#stamp = new DatabaseStamp(() =>
@@ -77,22 +91,42 @@ export class SqliteConnection implements UnitOfWork, Prepares {
    * it and share its statement cache.
    */
   prepare(sql: string): StatementSync {
-    let stmt = this.#statements.get(sql);
+    const { db, statements } = this.#onReader && this.#reader
+      ? this.#reader
+      : { db: this.#db, statements: this.#statements };
+    let stmt = statements.get(sql);
     if (!stmt) {
-      stmt = this.#db.prepare(sql);
-      this.#statements.set(sql, stmt);
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
     }
     return stmt;
   }
 
-  /** Runs synchronous reads, once no other caller's unit of work is open. */
+  /**
+   * Runs synchronous reads: at once, as of the last commit when another caller's unit of work is
+   * open (on the reader connection), or after that unit for an in-memory database.
+   */
   read<T>(fn: () => T): Promise<T> {
-    if (this.#mustWait()) return this.#afterOpenUnit().then(() => this.read(fn));
+    if (this.#mustWait()) {
+      if (!this.#openReader()) return this.#afterOpenUnit().then(() => this.read(fn));
+      this.#onReader = true;
+    }
     try {
       return Promise.resolve(fn());
     } catch (err) {
       return Promise.reject(translateSqliteError(err));
+    } finally {
+      this.#onReader = false;
     }
+  }
+
+  /** The reader connection, opened now if need be; null for an in-memory database. */
+  #openReader(): boolean {
+    if (this.#reader) return true;
+    if (this.#file === undefined || this.#file === ":memory:") return false;
+    const db = new DatabaseSync(this.#file, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+    this.#reader = { db, statements: new Map() };
+    return true;
   }
 
   /**
@@ -187,6 +221,7 @@ export class SqliteConnection implements UnitOfWork, Prepares {
 
   /** Closes the connection; work still waiting on a unit of work fails. */
   close(): void {
+    if (this.#reader?.db.isOpen) this.#reader.db.close();
     if (this.#db.isOpen) this.#db.close();
   }
 

@@ -92,7 +92,7 @@ export class SqliteStorage implements Storage {
 export function openSqliteStorage(file: string, options: SqliteStorageOptions = {}): SqliteStorage {
   const db = openDatabase(file, { synchronous: options.synchronous });
   return new SqliteStorage(
-    new SqliteConnection(db, { now: options.now, logger: options.logger }),
+    new SqliteConnection(db, { now: options.now, logger: options.logger, file }),
     options,
   );
 }

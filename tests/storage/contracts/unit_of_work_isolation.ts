@@ -60,7 +60,8 @@ export function unitIsolationCases(backend: ContractBackend): void {
           assert.equal(seen.job, null, `${ending}: the outside read saw an uncommitted job`);
           assert.deepEqual(seen.hits, [], `${ending}: the outside search saw uncommitted chunks`);
         } else {
-          // The reads waited for the unit (as on SQLite): they answer after its commit, with all of it.
+          // The reads waited for the unit (SQLite does for an in-memory database; on a file it
+          // answers at once, as last committed): they answer after its commit, with all of it.
           const path = `/uow/${tag}.md`;
           assert.equal(seen.doc?.path, path, "commit: the waiting read missed the document");
           assert.deepEqual(seen.job?.payload, { path }, "commit: the waiting read missed the job");
