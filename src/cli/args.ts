@@ -25,6 +25,26 @@ export interface CommandSpec {
   positionals: [number, number];
 }
 
+/**
+ * Names a bad field of a command's input as the user typed it: the flag that fills it (`top_k` →
+ * `--top-k`, or as `renames` says: `kinds` → `--kind`), without a repeated flag's index; a field
+ * no flag fills (a positional) keeps its name.
+ */
+export function flagLabels(
+  spec: CommandSpec,
+  renames: Record<string, string> = {},
+): (path: readonly PropertyKey[]) => string {
+  return (path) => {
+    const [field, ...rest] = path.map(String);
+    const dashed = field.replaceAll("_", "-");
+    const flag = renames[field] ??
+      (dashed in spec.options || dashed in GLOBAL_OPTIONS ? `--${dashed}` : field);
+    return flag.startsWith("--")
+      ? [flag, ...rest.filter((p) => !/^\d+$/.test(p))].join(".")
+      : [flag, ...rest].join(".");
+  };
+}
+
 /** Options every command accepts. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   config: {

@@ -67,7 +67,7 @@ Deno.test("engram pack / loops / decisions: text for people, --json for scripts"
   assertFails(
     await runEngram(["pack", "x", "--budget", "50"], { dataDir: dir.path }),
     2,
-    /budget_tokens must be at least 200/,
+    /^engram: invalid arguments for pack: --budget: budget_tokens must be at least 200/,
   );
   assertFails(
     await runEngram(["pack", "--budget", "many"], { dataDir: dir.path }),
@@ -103,6 +103,12 @@ Deno.test("engram pack / loops / decisions: text for people, --json for scripts"
     await runEngram(["loops", "--since", "2024-13-45"], { dataDir: dir.path }),
     2,
     'engram: since "2024-13-45" is not a valid time; give an RFC 3339 time, a date (2024-05-01) or an age (7d)\n',
+  );
+  // A bad value names the flag it came from, not the tool's field (`kinds.1`).
+  assertFails(
+    await runEngram(["loops", "--kind", "task", "--kind", "bug"], { dataDir: dir.path }),
+    2,
+    'engram: invalid arguments for loops: --kind: Invalid option: expected one of "task"|"question"|"commitment"\n',
   );
 
   const decisions = await runEngram(["decisions", "payment"], { dataDir: dir.path });

@@ -5,7 +5,7 @@ import { EngramError } from "../../core/errors.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import { AskInput } from "../../core/session_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
+import { type CommandSpec, configFlags, flagLabels, intOption, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -35,12 +35,17 @@ export const ASK_SPEC: CommandSpec = {
 export async function askCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, ASK_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(AskInput, {
-    query: args.positionals[0],
-    brain: args.values.brain,
-    top_k: intOption(ASK_SPEC, args.values, "top-k"),
-    strict: Boolean(args.values.strict),
-  }, "ask");
+  const input = parseInput(
+    AskInput,
+    {
+      query: args.positionals[0],
+      brain: args.values.brain,
+      top_k: intOption(ASK_SPEC, args.values, "top-k"),
+      strict: Boolean(args.values.strict),
+    },
+    "ask",
+    { label: flagLabels(ASK_SPEC) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const json = Boolean(args.values.json);
     const result = await ask(

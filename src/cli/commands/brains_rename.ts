@@ -1,7 +1,7 @@
 /** @module `engram brains rename SLUG [--name N] [--slug S]`. */
 import { RenameBrainInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, flagLabels, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -27,11 +27,16 @@ export async function brainsRename(argv: string[], ctx: CommandContext): Promise
     throw usageError(BRAINS_RENAME_SPEC, "give --name, --slug or both");
   }
   // Validated before the database is opened, so a typo never creates a data directory.
-  const input = parseInput(RenameBrainInput, {
-    brain: args.positionals[0],
-    name: args.values.name,
-    slug: args.values.slug,
-  }, "brains rename");
+  const input = parseInput(
+    RenameBrainInput,
+    {
+      brain: args.positionals[0],
+      name: args.values.name,
+      slug: args.values.slug,
+    },
+    "brains rename",
+    { label: flagLabels(BRAINS_RENAME_SPEC) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const before = await runtime.service.brain(CLI_CALLER, input.brain);
     const brain = await runtime.service.renameBrain(CLI_CALLER, { ...input, brain: before.id });

@@ -2,7 +2,14 @@
 import { decisions } from "../../core/decisions.ts";
 import { DecisionsInput } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
+import {
+  BRAIN_OPTION,
+  type CommandSpec,
+  configFlags,
+  flagLabels,
+  intOption,
+  parseOrHelp,
+} from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -25,12 +32,17 @@ export const DECISIONS_SPEC: CommandSpec = {
 export async function decisionsCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, DECISIONS_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(DecisionsInput, {
-    query: args.positionals[0],
-    since: args.values.since,
-    limit: intOption(DECISIONS_SPEC, args.values, "limit"),
-    brain: args.values.brain,
-  }, "decisions");
+  const input = parseInput(
+    DecisionsInput,
+    {
+      query: args.positionals[0],
+      since: args.values.since,
+      limit: intOption(DECISIONS_SPEC, args.values, "limit"),
+      brain: args.values.brain,
+    },
+    "decisions",
+    { label: flagLabels(DECISIONS_SPEC) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await decisions(
       { service: runtime.service, model: runtime.providers.background() },

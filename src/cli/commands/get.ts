@@ -6,6 +6,7 @@ import {
   BRAIN_OPTION,
   type CommandSpec,
   configFlags,
+  flagLabels,
   intOption,
   parseOrHelp,
   usageError,
@@ -44,7 +45,12 @@ export async function getCommand(argv: string[], ctx: CommandContext): Promise<n
       ref,
       brain,
       (lookup) =>
-        service.get(CLI_CALLER, parseInput(GetInput, { ...lookup, brain: brain.id }, "get")),
+        service.get(
+          CLI_CALLER,
+          parseInput(GetInput, { ...lookup, brain: brain.id }, "get", {
+            label: flagLabels(GET_SPEC),
+          }),
+        ),
     );
     const doc = version === undefined || version === current.version
       ? current

@@ -2,7 +2,7 @@
 import { ListInput } from "../../core/schemas.ts";
 import type { DocumentRecord } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
+import { BRAIN_OPTION, type CommandSpec, configFlags, flagLabels, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -27,11 +27,16 @@ export const LIST_SPEC: CommandSpec = {
 export async function listCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, LIST_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(ListInput, {
-    brain: args.values.brain,
-    prefix: args.values.prefix,
-    limit: PAGE,
-  }, "list");
+  const input = parseInput(
+    ListInput,
+    {
+      brain: args.values.brain,
+      prefix: args.values.prefix,
+      limit: PAGE,
+    },
+    "list",
+    { label: flagLabels(LIST_SPEC) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async ({ service }) => {
     const brain = await service.brain(CLI_CALLER, input.brain);
     const items: DocumentRecord[] = [];

@@ -3,7 +3,14 @@ import { openLoops } from "../../core/open_loops.ts";
 import { ownerAndDue } from "../../core/synthesis/item_text.ts";
 import { OpenLoopsInput } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
+import {
+  BRAIN_OPTION,
+  type CommandSpec,
+  configFlags,
+  flagLabels,
+  intOption,
+  parseOrHelp,
+} from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -34,14 +41,19 @@ export const LOOPS_SPEC: CommandSpec = {
 export async function loopsCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, LOOPS_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(OpenLoopsInput, {
-    since: args.values.since,
-    kinds: args.values.kind,
-    scope: args.values.scope,
-    limit: intOption(LOOPS_SPEC, args.values, "limit"),
-    include_closed: args.values.all === true,
-    brain: args.values.brain,
-  }, "loops");
+  const input = parseInput(
+    OpenLoopsInput,
+    {
+      since: args.values.since,
+      kinds: args.values.kind,
+      scope: args.values.scope,
+      limit: intOption(LOOPS_SPEC, args.values, "limit"),
+      include_closed: args.values.all === true,
+      brain: args.values.brain,
+    },
+    "loops",
+    { label: flagLabels(LOOPS_SPEC, { kinds: "--kind", include_closed: "--all" }) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await openLoops({ service: runtime.service }, CLI_CALLER, input);
     if (args.values.json) {

@@ -6,7 +6,14 @@ import { actionItemText } from "../../core/synthesis/item_text.ts";
 import { MeetingFields } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
+import {
+  BRAIN_OPTION,
+  type CommandSpec,
+  configFlags,
+  flagLabels,
+  parseOrHelp,
+  usageError,
+} from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { readInputFile } from "../input_file.ts";
 import type { Output } from "../output.ts";
@@ -40,11 +47,16 @@ export async function meetingCommand(argv: string[], ctx: CommandContext): Promi
   if ((file === undefined) === (document === undefined)) {
     throw usageError(MEETING_SPEC, "give a FILE, - for stdin, or --document ID (exactly one)");
   }
-  const fields = parseInput(MeetingFields, {
-    brain: args.values.brain,
-    title: args.values.title,
-    store: args.values.store === true,
-  }, "meeting");
+  const fields = parseInput(
+    MeetingFields,
+    {
+      brain: args.values.brain,
+      title: args.values.title,
+      store: args.values.store === true,
+    },
+    "meeting",
+    { label: flagLabels(MEETING_SPEC) },
+  );
   const content = file === undefined ? undefined : await readText(file, ctx);
   if (content !== undefined && content.trim() === "") {
     throw new EngramError("invalid_argument", `${file === "-" ? "stdin" : file} holds no text`);

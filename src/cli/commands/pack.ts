@@ -3,7 +3,14 @@ import { normalizePath } from "../../core/markdown/naming.ts";
 import { pack } from "../../core/pack.ts";
 import { PackInput } from "../../core/synthesis_schemas.ts";
 import { parseInput } from "../../core/validate.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
+import {
+  BRAIN_OPTION,
+  type CommandSpec,
+  configFlags,
+  flagLabels,
+  intOption,
+  parseOrHelp,
+} from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -36,14 +43,19 @@ export const PACK_SPEC: CommandSpec = {
 export async function packCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, PACK_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(PackInput, {
-    query: args.positionals[0],
-    budget_tokens: intOption(PACK_SPEC, args.values, "budget"),
-    paths: (args.values.path as string[] | undefined)?.map(brainPath),
-    ids: args.values.id,
-    scope: args.values.scope,
-    brain: args.values.brain,
-  }, "pack");
+  const input = parseInput(
+    PackInput,
+    {
+      query: args.positionals[0],
+      budget_tokens: intOption(PACK_SPEC, args.values, "budget"),
+      paths: (args.values.path as string[] | undefined)?.map(brainPath),
+      ids: args.values.id,
+      scope: args.values.scope,
+      brain: args.values.brain,
+    },
+    "pack",
+    { label: flagLabels(PACK_SPEC, { budget_tokens: "--budget", paths: "--path", ids: "--id" }) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await pack({ service: runtime.service }, CLI_CALLER, input);
     if (args.values.json) {

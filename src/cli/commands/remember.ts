@@ -3,7 +3,7 @@ import { readNote } from "../../core/markdown/front_matter.ts";
 import { RememberInput } from "../../core/schemas.ts";
 import { parseInput } from "../../core/validate.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
-import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
+import { type CommandSpec, configFlags, flagLabels, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { readInputFile } from "../input_file.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -36,14 +36,19 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   const tags = [
     ...new Set([...(note.tags ?? []), ...((args.values.tag as string[] | undefined) ?? [])]),
   ];
-  const input = parseInput(RememberInput, {
-    content: note.content,
-    title: args.values.title ?? note.title,
-    tags: tags.length ? tags : undefined,
-    path: args.values.path,
-    brain: args.values.brain,
-    metadata: Object.keys(note.metadata).length ? note.metadata : undefined,
-  }, "remember");
+  const input = parseInput(
+    RememberInput,
+    {
+      content: note.content,
+      title: args.values.title ?? note.title,
+      tags: tags.length ? tags : undefined,
+      path: args.values.path,
+      brain: args.values.brain,
+      metadata: Object.keys(note.metadata).length ? note.metadata : undefined,
+    },
+    "remember",
+    { label: flagLabels(REMEMBER_SPEC, { tags: "tags (front matter and --tag)" }) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const doc = await runtime.service.remember(CLI_CALLER, input);
     if (args.values.json) ctx.out.json(doc);

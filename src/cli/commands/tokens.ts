@@ -2,7 +2,7 @@
 import { CreateTokenInput, type TokenRecord } from "../../core/bearer_tokens.ts";
 import type { Brain } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, flagLabels, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { groupHelpText, type GroupSpec } from "../group_help.ts";
 import { table } from "../output.ts";
@@ -96,14 +96,19 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
     if (args.values[flag] === undefined) throw usageError(TOKENS_CREATE_SPEC, `missing --${flag}`);
   }
   // Validated before the database is opened, so a typo never creates a data directory.
-  const input = parseInput(CreateTokenInput, {
-    client: args.values.client,
-    tier: args.values.tier,
-    brains: args.values.brain,
-    tools: args.values.tools === undefined
-      ? undefined
-      : parseToolList(args.values.tools as string, MEMORY_TOOLS.map((t) => t.name)),
-  }, "tokens create");
+  const input = parseInput(
+    CreateTokenInput,
+    {
+      client: args.values.client,
+      tier: args.values.tier,
+      brains: args.values.brain,
+      tools: args.values.tools === undefined
+        ? undefined
+        : parseToolList(args.values.tools as string, MEMORY_TOOLS.map((t) => t.name)),
+    },
+    "tokens create",
+    { label: flagLabels(TOKENS_CREATE_SPEC, { brains: "--brain" }) },
+  );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const { token, record } = await runtime.tokens.create(input);
     const brains = slugsOf(record, await runtime.service.listBrains(CLI_CALLER));
