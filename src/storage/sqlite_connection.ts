@@ -107,16 +107,16 @@ export class SqliteConnection implements UnitOfWork, Prepares {
    * open (on the reader connection), or after that unit for an in-memory database.
    */
   read<T>(fn: () => T): Promise<T> {
-    if (this.#mustWait()) {
-      if (!this.#openReader()) return this.#afterOpenUnit().then(() => this.read(fn));
-      this.#onReader = true;
-    }
+    const elsewhere = this.#mustWait();
+    if (elsewhere && !this.#openReader()) return this.#afterOpenUnit().then(() => this.read(fn));
+    const was = this.#onReader;
+    this.#onReader = was || elsewhere;
     try {
       return Promise.resolve(fn());
     } catch (err) {
       return Promise.reject(translateSqliteError(err));
     } finally {
-      this.#onReader = false;
+      this.#onReader = was;
     }
   }
 
