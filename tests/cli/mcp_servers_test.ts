@@ -47,6 +47,34 @@ Deno.test("engram mcp servers: each server's status, and the rule and fix that b
   assert.equal(servers[1].url, "http://127.0.0.1:9/mcp");
 });
 
+Deno.test("a list-valued command or a relative cwd blocks that server only; it cannot be signed", async () => {
+  await using s = await configSetup(
+    TWO_SERVERS + `    - name: listed
+      transport: stdio
+      command: [deno, run, x.ts]
+    - name: here
+      transport: stdio
+      command: deno
+      cwd: ./work
+`,
+  );
+  const text = await s.run(["servers"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /listed: blocked by rule command_token: command is a list \(\["deno","run","x\.ts"\]\), which is never split at run time; fix: put the executable in command and the rest in args, e\.g\. command: "deno", args: \["run","x\.ts"\]/,
+  );
+  assert.match(text.stdout, /here: blocked by rule cwd: cwd "\.\/work" is a relative path/);
+  // The other servers are judged as before.
+  assert.match(text.stdout, /files: blocked by rule manifest_digest/);
+  await Deno.mkdir(`${s.dir}/keys`);
+  const gen = await s.run(["keys", "generate", "--out", "keys"]);
+  assert.equal(gen.code, 0, gen.stderr);
+  const sign = await s.run(["sign", "listed", "--key", "keys/engram-review-key.pem"]);
+  assert.equal(sign.code, 2, sign.stderr);
+  assert.match(sign.stderr, /server "listed" cannot be signed: command is a list/);
+});
+
 Deno.test("engram mcp servers with none configured says how to add one", async () => {
   await using s = await configSetup("log_level: info\n");
   const r = await s.run(["servers"]);

@@ -7,7 +7,6 @@
  * server is named while the healthy ones still pass.
  */
 import { liveDoctor, type LiveReport } from "../../mcp/client/doctor_live.ts";
-import { manifestDigest } from "../../mcp/client/launch_manifest.ts";
 import { judgeServers, type ServerView } from "../../mcp/client/server_status.ts";
 import { findEntry } from "../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
@@ -42,8 +41,8 @@ export async function mcpDoctor(argv: string[], ctx: CommandContext): Promise<nu
       timeoutMs: u.config.mcp.request_timeout_ms,
       maxResultBytes: u.config.mcp.max_result_bytes,
     });
-    const reports = await Promise.all(
-      views.map((v) => serverReport(v, live.find((l) => l.server === v.entry.config.name))),
+    const reports = views.map((v) =>
+      serverReport(v, live.find((l) => l.server === v.entry.config.name))
     );
     const failed = reports.some((r) => r.checks.some((c) => c.result === "FAIL"));
     if (args.values.json) ctx.out.json({ ok: !failed, servers: reports });
@@ -85,7 +84,7 @@ interface DoctorReport {
   checks: DoctorCheck[];
 }
 
-async function serverReport(v: ServerView, live?: LiveReport): Promise<DoctorReport> {
+function serverReport(v: ServerView, live?: LiveReport): DoctorReport {
   const c = v.entry.config;
   const liveChecks: DoctorCheck[] = (live?.checks ?? []).flatMap((l) =>
     l.status === "skip" ? [] : [{
@@ -100,8 +99,9 @@ async function serverReport(v: ServerView, live?: LiveReport): Promise<DoctorRep
     transport: c.transport,
     origin: v.entry.origin,
     status: v.readiness,
-    ...(c.transport === "stdio" && !v.entry.problem
-      ? { manifest_digest: v.digest ?? await manifestDigest(c) }
+    // No digest for a command that is not one plain executable: nothing there can be signed.
+    ...(c.transport === "stdio" && !v.entry.problem && v.digest
+      ? { manifest_digest: v.digest }
       : {}),
     checks: [
       ...v.checks.map((check): DoctorCheck => ({

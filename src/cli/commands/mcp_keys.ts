@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { configDirectory, joinPath } from "../../config/paths.ts";
 import { EngramError } from "../../core/errors.ts";
+import { commandChecks } from "../../mcp/client/command_rules.ts";
 import { manifestDigest } from "../../mcp/client/launch_manifest.ts";
 import {
   generateReviewKey,
@@ -89,6 +90,14 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
       throw new EngramError(
         "invalid_argument",
         `server "${server.name}" is reached over ${server.transport}, not started: only stdio servers have a launch manifest to sign`,
+      );
+    }
+    // A launch that cannot run as written (a list-valued or shell command) is not signed.
+    const shape = commandChecks(server.command).find((c) => !c.ok);
+    if (shape) {
+      throw new EngramError(
+        "invalid_argument",
+        `server "${server.name}" cannot be signed: ${shape.detail}; ${shape.fix}`,
       );
     }
     const digest = await manifestDigest(server);

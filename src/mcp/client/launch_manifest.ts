@@ -10,7 +10,8 @@ import { sha256Hex } from "../../core/hash.ts";
 
 /** The fields of a stdio server that decide what runs. */
 export interface LaunchManifest {
-  command: string;
+  /** As configured; a list-valued command is digested as a list (and blocked by the rules). */
+  command: string | string[];
   args: string[];
   /** The names of the configured env variables, sorted. */
   env_keys: string[];
@@ -29,7 +30,7 @@ export type ManifestSource = Pick<
 /** The manifest of a server config. */
 export function launchManifest(server: ManifestSource): LaunchManifest {
   return {
-    command: server.command,
+    command: typeof server.command === "string" ? server.command : [...server.command],
     args: [...server.args],
     // Sorted by UTF-16 code units, the order JCS itself uses for keys.
     env_keys: Object.keys(server.env).sort(),

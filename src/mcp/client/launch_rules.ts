@@ -5,6 +5,7 @@
  */
 import type { EnvSnapshot } from "../../config/env.ts";
 import {
+  ABSOLUTE_CWD,
   type HttpServerConfig,
   type McpServerConfig,
   type StdioServerConfig,
@@ -100,13 +101,15 @@ async function stdioChecks(
     ? server.command
     : null;
   const location = command === null ? null : facts.locate(command);
-  const cwd = server.cwd ? expandHome(server.cwd, facts.env) : undefined;
+  const cwd = server.cwd && ABSOLUTE_CWD.test(server.cwd)
+    ? expandHome(server.cwd, facts.env)
+    : undefined;
   const checks = [
     ...shape,
     allowlistCheck(server, facts),
     foundCheck(command, location, facts),
     allowRunCheck(command, location, facts),
-    cwdCheck(cwd, facts),
+    cwdCheck(server.cwd, cwd, facts),
   ];
   const signature = await signatureChecks(server, command, facts);
   checks.push(
@@ -185,8 +188,19 @@ function allowRunCheck(
   });
 }
 
-function cwdCheck(cwd: string | undefined, facts: LaunchFacts): LaunchCheck {
-  if (cwd === undefined) return pass("cwd", "runs in its sandbox directory");
+function cwdCheck(
+  configured: string | undefined,
+  cwd: string | undefined,
+  facts: LaunchFacts,
+): LaunchCheck {
+  if (configured === undefined) return pass("cwd", "runs in its sandbox directory");
+  if (cwd === undefined) {
+    // Relative to what engram was started in would make the same config run elsewhere.
+    return fail("cwd", {
+      detail: `cwd ${JSON.stringify(configured)} is a relative path`,
+      fix: "write an absolute path, or one starting with ~/",
+    });
+  }
   if (facts.isDirectory(cwd)) return pass("cwd", `cwd ${JSON.stringify(cwd)} is a directory`);
   return fail("cwd", {
     detail: `cwd ${JSON.stringify(cwd)} is not a directory`,

@@ -5,7 +5,7 @@
  * disabled, user_added, consent pending, unsigned — a catalogue entry is a suggestion, not a review.
  */
 import { z } from "zod";
-import { type McpServerConfig, McpServerSchema } from "../../config/mcp_servers.ts";
+import { ABSOLUTE_CWD, type McpServerConfig, McpServerSchema } from "../../config/mcp_servers.ts";
 import { EngramError } from "../../core/errors.ts";
 import catalogue from "./marketplace.json" with { type: "json" };
 
@@ -107,7 +107,17 @@ export function marketplaceConfig(
     client_consent: "pending",
     enabled: false,
   });
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const server = parsed.data;
+    // From the YAML a relative cwd blocks its server; given here, it is refused at once.
+    if (server.transport === "stdio" && server.cwd && !ABSOLUTE_CWD.test(server.cwd)) {
+      throw new EngramError(
+        "invalid_argument",
+        `${entry.name} as configured is not a valid server entry: cwd must be an absolute path (or start with ~/) (check the --set values)`,
+      );
+    }
+    return server;
+  }
   // The catalogue itself is validated by its tests, so what fails here is a name or a value given.
   const issue = parsed.error.issues[0];
   throw new EngramError(

@@ -142,6 +142,13 @@ const CASES: Case[] = [
       }),
   },
   {
+    name: "a relative cwd",
+    rule: "cwd",
+    message: /cwd "work" is a relative path; write an absolute path, or one starting with ~\//,
+    server: (_d, marker) =>
+      launchable(signer, { name: "s", command: "deno", args: writes(marker), cwd: "work" }),
+  },
+  {
     name: "no manifest digest",
     rule: "manifest_digest",
     message:
