@@ -59,6 +59,28 @@ export function oversizeResponse(id: RequestId, bytes: number, limit: number): J
   };
 }
 
+/**
+ * engram's answer to an upstream's own request over the limit (say a sampling request carrying a
+ * large document): an error, so that the upstream is not left waiting for an answer that never
+ * comes.
+ */
+export function oversizeRequestRefusal(
+  id: RequestId,
+  bytes: number,
+  limit: number,
+): JSONRPCMessage {
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32600,
+      message:
+        `request is ${bytes} bytes, over engram's mcp.max_result_bytes (${limit}); send less`,
+      data: { reason: OVERSIZE_MARK, bytes, limit },
+    },
+  };
+}
+
 /** The size and limit from an oversize error's `data`, or null for any other error. */
 export function oversizeDetails(data: unknown): { bytes: number; limit: number } | null {
   if (!data || typeof data !== "object") return null;

@@ -10,7 +10,12 @@
 import { JSONRPCMessageSchema, type RequestId } from "../sdk.ts";
 import type { JSONRPCMessage, Transport } from "../sdk.ts";
 import { LineFramer } from "./line_framer.ts";
-import { isUpstreamInitiated, oversizeResponse, recoverId } from "./oversize_message.ts";
+import {
+  isUpstreamInitiated,
+  oversizeRequestRefusal,
+  oversizeResponse,
+  recoverId,
+} from "./oversize_message.ts";
 import type { ProcessExit, StdioProcess } from "./stdio_process.ts";
 import { headExcerpt } from "./upstream_text.ts";
 
@@ -168,7 +173,24 @@ export class ProcessTransport implements Transport {
   }
 
   #oversize(size: number, head: string, tail: string): void {
-    const id = isUpstreamInitiated(head) ? null : recoverId(head, tail);
+    const fromUpstream = isUpstreamInitiated(head);
+    const id = recoverId(head, tail);
+    if (fromUpstream) {
+      // A request gets an error answer; a notification has nobody waiting for it.
+      if (id !== null) {
+        void this.send(oversizeRequestRefusal(id, size, this.#limit)).catch(() => {});
+      }
+      this.onerror?.(
+        new Error(
+          `upstream sent a ${size}-byte ${
+            id === null ? "notification" : "request"
+          }, over mcp.max_result_bytes (${this.#limit}); ${
+            id === null ? "dropped it" : "refused it"
+          }`,
+        ),
+      );
+      return;
+    }
     if (id !== null && this.#pending.delete(id)) {
       this.onmessage?.(oversizeResponse(id, size, this.#limit));
       return;
