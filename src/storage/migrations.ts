@@ -297,6 +297,24 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tokens ADD COLUMN tools TEXT;
   `,
+  // 11: every forgetting, kept: documents.deleted_at holds only the latest, and is cleared when a
+  // forgotten document is written again, which took its "deleted" entry out of the timeline.
+  `
+  CREATE TABLE document_deletions (
+    rowid INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    brain_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    title TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    commit_sha TEXT NOT NULL,
+    deleted_at TEXT NOT NULL
+  );
+  CREATE INDEX document_deletions_brain ON document_deletions (brain_id, deleted_at);
+  INSERT INTO document_deletions (document_id, brain_id, path, title, version, commit_sha, deleted_at)
+    SELECT id, brain_id, path, title, version, commit_sha, deleted_at
+      FROM documents WHERE deleted_at IS NOT NULL ORDER BY deleted_at;
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -150,6 +150,10 @@ export class SqliteDocumentStore implements DocumentStore {
       if (changed.changes === 0) {
         throw new EngramError("not_found", `document ${documentId} not found`);
       }
+      this.#conn.prepare(
+        `INSERT INTO document_deletions (document_id, brain_id, path, title, version, commit_sha, deleted_at)
+         SELECT id, brain_id, path, title, version, commit_sha, deleted_at FROM documents WHERE id = ?`,
+      ).run(documentId);
       this.#conn.prepare("DELETE FROM chunks WHERE document_id = ?").run(documentId);
       this.#conn.prepare("DELETE FROM links WHERE source_document_id = ?").run(documentId);
       this.#conn.prepare("DELETE FROM document_tags WHERE document_id = ?").run(documentId);

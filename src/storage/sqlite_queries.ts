@@ -23,8 +23,8 @@ export function timeline(
          FROM document_versions v JOIN documents d ON d.id = v.document_id
         WHERE d.brain_id = ? AND v.created_at >= ?
        UNION ALL
-       SELECT id, path, title, version, commit_sha, 'deleted', deleted_at, 1e18
-         FROM documents WHERE brain_id = ? AND deleted_at IS NOT NULL AND deleted_at >= ?
+       SELECT document_id, path, title, version, commit_sha, 'deleted', deleted_at, 1e18 + rowid
+         FROM document_deletions WHERE brain_id = ? AND deleted_at >= ?
      ) ORDER BY at DESC, seq DESC LIMIT ?`,
   ).all(brainId, since, brainId, since, o.limit).map((r) => ({
     document_id: r.document_id as string,

@@ -127,6 +127,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE upstream_servers;
       DROP TABLE capability_pins; DROP TABLE capability_sightings;
       DROP TABLE upstream_traces;
+      DROP TABLE document_deletions;
       PRAGMA user_version = 1;
     `);
   }

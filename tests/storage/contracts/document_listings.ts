@@ -153,6 +153,25 @@ export function documentListingCases(backend: ContractBackend): void {
     assert.deepEqual(await docs.timeline(f.brain.id, { limit: 10, since: T(6) }), []);
   });
 
+  test("timeline keeps every forgetting, also of a document written again since", async () => {
+    await using f = await withBrain(backend);
+    const docs = f.storage.documents;
+    const a = await writeDoc(docs, f.brain.id, "/a.md", ["a"], { at: T(1) });
+    await docs.markDeleted(f.brain.id, a.id, T(2));
+    await writeDoc(docs, f.brain.id, "/a.md", ["a again"], { at: T(3) });
+    await docs.markDeleted(f.brain.id, a.id, T(4));
+    await writeDoc(docs, f.brain.id, "/a.md", ["a once more"], { at: T(5) });
+    const entries = await docs.timeline(f.brain.id, { limit: 100 });
+    assert.deepEqual(entries.map((e) => [e.action, e.version, e.at]), [
+      ["updated", 3, T(5)],
+      ["deleted", 2, T(4)],
+      ["updated", 2, T(3)],
+      ["deleted", 1, T(2)],
+      ["created", 1, T(1)],
+    ]);
+    assert.ok(entries.every((e) => e.document_id === a.id && e.path === "/a.md"));
+  });
+
   test("stats counts live and forgotten documents, versions, chunks, bytes and tags", async () => {
     await using f = await withBrain(backend);
     const other = await newBrain(f.storage.brains, "other");
