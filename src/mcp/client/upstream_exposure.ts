@@ -68,6 +68,8 @@ export class UpstreamExposure {
   readonly #checks = new Map<string, SchemaCheck>();
   #timer?: ReturnType<typeof setInterval>;
   #refreshing: Promise<void> | null = null;
+  /** Per server, the re-listing in progress, and whether another notification came meanwhile. */
+  readonly #relisting = new Map<string, { again: boolean; done: Promise<void> }>();
 
   private constructor(deps: ExposureDeps, plan: ExposurePlan) {
     this.#d = deps;
@@ -138,8 +140,33 @@ export class UpstreamExposure {
     return this.#refreshing;
   }
 
-  /** An upstream said its tools changed: forget what it listed, look again, tell sessions. */
-  async listChanged(server: string): Promise<void> {
+  /**
+   * An upstream said its tools changed: forget what it listed, look again, tell sessions. One
+   * look per server at a time: notifications arriving meanwhile make one more look after it, so
+   * an upstream flooding list_changed gets one tools/list at a time, not one per notification.
+   */
+  listChanged(server: string): Promise<void> {
+    const running = this.#relisting.get(server);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const state = { again: false, done: Promise.resolve() };
+    state.done = (async () => {
+      try {
+        do {
+          state.again = false;
+          await this.#relist(server);
+        } while (state.again);
+      } finally {
+        this.#relisting.delete(server);
+      }
+    })();
+    this.#relisting.set(server, state);
+    return state.done;
+  }
+
+  async #relist(server: string): Promise<void> {
     this.#live.delete(server);
     try {
       const session = await (await this.#d.connections()).session(server);

@@ -64,3 +64,38 @@ Deno.test("exposure: a silent change of a tool is refused once the listing is re
     await connections.closeAll();
   }
 });
+
+Deno.test("exposure: a flood of list_changed gets one tools/list at a time, not one each", async () => {
+  await using world = await upstreamWorld();
+  const server = await fixtureServer(world.signer, "files", "well_behaved");
+  const connections = new UpstreamConnections([server], world.facts);
+  try {
+    const session = await connections.session("files");
+    const plan: ExposurePlan = { tools: [], hidden: [] };
+    const exposure = await UpstreamExposure.open({
+      loadPlan: () => Promise.resolve(plan),
+      catalog: () => Promise.resolve([]),
+      connections: () => Promise.resolve(connections),
+      sightings: { recordSightings: () => Promise.resolve() },
+      logger: silentLogger,
+      pollMs: 0,
+      relistMs: 1000,
+      now: () => 0,
+    });
+    try {
+      const before = JSON.parse(textOf(await session.callTool("stats"))).listings;
+      // Fifty notifications at once, as a flooding upstream sends them.
+      await Promise.all(Array.from({ length: 50 }, () => exposure.listChanged("files")));
+      const after = JSON.parse(textOf(await session.callTool("stats"))).listings;
+      assert.ok(after - before >= 1 && after - before <= 2, `${after - before} listings`);
+      // A notification after the flood is looked at again.
+      await exposure.listChanged("files");
+      const later = JSON.parse(textOf(await session.callTool("stats"))).listings;
+      assert.equal(later, after + 1);
+    } finally {
+      exposure.close();
+    }
+  } finally {
+    await connections.closeAll();
+  }
+});
