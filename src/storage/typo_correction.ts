@@ -6,11 +6,11 @@
  * one typo, longer ones two, shorter ones none; and, as Lucene's FuzzyQuery with a prefix length
  * of 3, the first three letters must be right: fts5vocab reads each word's chunk list as it lists
  * the word (about 12 µs a word at 100k notes), so the word list is read only where those letters
- * start words, and at most MAX_WORDS_READ of them (3 ms). Distance is the optimal string alignment distance (Damerau 1964: insertions,
- * deletions, substitutions and adjacent transpositions), so "torunament" is one typo away. Among
- * the nearest words the one in the most chunks wins. A word the index holds is never corrected,
- * and only words that match nothing are looked up, so a search with no typo pays one seek per
- * word.
+ * start words, and at most MAX_WORDS_READ of them (3 ms). Distance is the optimal string
+ * alignment distance (Damerau 1964: insertions, deletions, substitutions and adjacent
+ * transpositions), so "fundriaser" is one typo away. Among the nearest words the one in the most
+ * chunks wins. A word the index holds is never corrected, and only words that match nothing are
+ * looked up, so a search with no typo pays one seek per word.
  */
 import type { Prepares } from "./database.ts";
 import { fold } from "./term_match.ts";
