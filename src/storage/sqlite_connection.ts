@@ -70,6 +70,7 @@ export class SqliteConnection implements UnitOfWork, Prepares {
   #reader: { db: DatabaseSync; statements: Map<string, StatementSync> } | null = null;
   /** Set while a read runs on the reader: `prepare` then hands out the reader's statements. */
   #onReader = false;
+  #readerFailed = false;
 
   constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
@@ -120,13 +121,24 @@ export class SqliteConnection implements UnitOfWork, Prepares {
     }
   }
 
-  /** The reader connection, opened now if need be; null for an in-memory database. */
+  /**
+   * Whether the reader connection is open, opening it now if need be: never for an in-memory
+   * database, nor after it failed to open once (reads then wait for the unit, as they used to).
+   */
   #openReader(): boolean {
     if (this.#reader) return true;
-    if (this.#file === undefined || this.#file === ":memory:") return false;
-    const db = new DatabaseSync(this.#file, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
-    this.#reader = { db, statements: new Map() };
-    return true;
+    if (this.#file === undefined || this.#file === ":memory:" || this.#readerFailed) return false;
+    try {
+      const db = new DatabaseSync(this.#file, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+      this.#reader = { db, statements: new Map() };
+      return true;
+    } catch (err) {
+      this.#readerFailed = true;
+      this.#logger.warn("could not open a read-only connection; reads wait for writes", {
+        error: String(err),
+      });
+      return false;
+    }
   }
 
   /**
