@@ -1,7 +1,8 @@
 /**
  * @module UpstreamExposure against a real fixture upstream: an upstream that changes a tool without
  * saying so (no list_changed) is caught once its listing is older than `relistMs` — the approval
- * holds only for the definition the upstream lists, not the one it listed once.
+ * holds only for the definition the upstream lists, not the one it listed once — and a flood of
+ * list_changed is answered with one listing at a time.
  */
 import assert from "node:assert/strict";
 import { silentLogger } from "../../../src/core/logger.ts";
@@ -10,6 +11,24 @@ import type { ExposurePlan } from "../../../src/mcp/client/exposure_plan.ts";
 import { UpstreamConnections } from "../../../src/mcp/client/upstream_connections.ts";
 import { UpstreamExposure } from "../../../src/mcp/client/upstream_exposure.ts";
 import { fixtureServer, rejection, textOf, upstreamWorld } from "./upstream_setup.ts";
+
+/** Exposure of `plan` over `connections`: no polling, listings re-read after 1 s of `now`. */
+function openExposure(
+  connections: UpstreamConnections,
+  plan: ExposurePlan,
+  now: () => number,
+): Promise<UpstreamExposure> {
+  return UpstreamExposure.open({
+    loadPlan: () => Promise.resolve(plan),
+    catalog: () => Promise.resolve([]),
+    connections: () => Promise.resolve(connections),
+    sightings: { recordSightings: () => Promise.resolve() },
+    logger: silentLogger,
+    pollMs: 0,
+    relistMs: 1000,
+    now,
+  });
+}
 
 Deno.test("exposure: a silent change of a tool is refused once the listing is read again", async () => {
   await using world = await upstreamWorld();
@@ -36,16 +55,7 @@ Deno.test("exposure: a silent change of a tool is refused once the listing is re
       hidden: [],
     };
     let now = 0;
-    const exposure = await UpstreamExposure.open({
-      loadPlan: () => Promise.resolve(plan),
-      catalog: () => Promise.resolve([]),
-      connections: () => Promise.resolve(connections),
-      sightings: { recordSightings: () => Promise.resolve() },
-      logger: silentLogger,
-      pollMs: 0,
-      relistMs: 1000,
-      now: () => now,
-    });
+    const exposure = await openExposure(connections, plan, () => now);
     try {
       const echo = plan.tools[0];
       assert.equal(textOf(await exposure.call(echo, { text: "a" })), "echo: a");
@@ -72,16 +82,7 @@ Deno.test("exposure: a flood of list_changed gets one tools/list at a time, not 
   try {
     const session = await connections.session("files");
     const plan: ExposurePlan = { tools: [], hidden: [] };
-    const exposure = await UpstreamExposure.open({
-      loadPlan: () => Promise.resolve(plan),
-      catalog: () => Promise.resolve([]),
-      connections: () => Promise.resolve(connections),
-      sightings: { recordSightings: () => Promise.resolve() },
-      logger: silentLogger,
-      pollMs: 0,
-      relistMs: 1000,
-      now: () => 0,
-    });
+    const exposure = await openExposure(connections, plan, () => 0);
     try {
       const before = JSON.parse(textOf(await session.callTool("stats"))).listings;
       // Fifty notifications at once, as a flooding upstream sends them.
