@@ -17,6 +17,7 @@ import { EngramError, toEngramError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ApprovalStore } from "../../core/ports/approval_store.ts";
 import { type Tier, tierAllows } from "../../core/types.ts";
+import { CoalescedRuns } from "./coalesced_runs.ts";
 import { AjvJsonSchemaValidator, type CallToolResult, type Tool } from "../sdk.ts";
 import { TOOL_ERROR_META, type ToolErrorMeta } from "../server/tool_error.ts";
 import { pinListed, serverIdentity } from "./capability_pins.ts";
@@ -68,8 +69,8 @@ export class UpstreamExposure {
   readonly #checks = new Map<string, SchemaCheck>();
   #timer?: ReturnType<typeof setInterval>;
   #refreshing: Promise<void> | null = null;
-  /** Per server, the re-listing in progress, and whether another notification came meanwhile. */
-  readonly #relisting = new Map<string, { again: boolean; done: Promise<void> }>();
+  /** Re-listings after list_changed, one per server at a time. */
+  readonly #relisting = new CoalescedRuns<string>((server) => this.#relist(server));
 
   private constructor(deps: ExposureDeps, plan: ExposurePlan) {
     this.#d = deps;
@@ -146,24 +147,7 @@ export class UpstreamExposure {
    * an upstream flooding list_changed gets one tools/list at a time, not one per notification.
    */
   listChanged(server: string): Promise<void> {
-    const running = this.#relisting.get(server);
-    if (running) {
-      running.again = true;
-      return running.done;
-    }
-    const state = { again: false, done: Promise.resolve() };
-    state.done = (async () => {
-      try {
-        do {
-          state.again = false;
-          await this.#relist(server);
-        } while (state.again);
-      } finally {
-        this.#relisting.delete(server);
-      }
-    })();
-    this.#relisting.set(server, state);
-    return state.done;
+    return this.#relisting.ask(server);
   }
 
   async #relist(server: string): Promise<void> {
