@@ -9,6 +9,7 @@ import type { RequestId } from "../sdk.ts";
 import {
   BoundedRun,
   isUpstreamInitiated,
+  oversizeRequestRefusal,
   oversizeResponse,
   recoverId,
 } from "./oversize_message.ts";
@@ -27,9 +28,34 @@ export function cappedFetch(limit: number, base: FetchLike = fetch): FetchLike {
     const ids = requestIds(init);
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type === "text/event-stream") {
-      return rebuilt(response, response.body.pipeThrough(sseEventCap(limit, ids)));
+      // A Streamable HTTP session names itself in a header; a legacy SSE stream does not.
+      const session = init && new Headers(init.headers).has("mcp-session-id");
+      const refuse = session ? refusal(url, init, { limit, base }) : undefined;
+      return rebuilt(response, response.body.pipeThrough(sseEventCap(limit, ids, refuse)));
     }
     return await boundedBody(response, limit, ids);
+  };
+}
+
+/**
+ * How to answer an upstream's own oversized request that came on a Streamable HTTP stream: with
+ * an error, POSTed to the same endpoint with the same session headers, so that the upstream is
+ * not left waiting. (On a legacy SSE stream replies go to an endpoint the stream announced; there
+ * the request is only dropped.)
+ */
+function refusal(
+  url: string | URL,
+  init: RequestInit,
+  o: { limit: number; base: FetchLike },
+): (id: RequestId, bytes: number) => void {
+  return (id, bytes) => {
+    const headers = new Headers(init.headers);
+    headers.set("content-type", "application/json");
+    headers.set("accept", "application/json, text/event-stream");
+    const body = JSON.stringify(oversizeRequestRefusal(id, bytes, o.limit));
+    void o.base(url, { method: "POST", headers, body })
+      .then((r) => r.body?.cancel())
+      .catch(() => {});
   };
 }
 
@@ -107,6 +133,7 @@ async function boundedBody(response: Response, limit: number, ids: RequestIds) {
 export function sseEventCap(
   limit: number,
   ids: RequestIds,
+  refuse?: (id: RequestId, bytes: number) => void,
 ): TransformStream<Uint8Array, Uint8Array> {
   const event = new BoundedRun(limit);
   /** Bytes of the current line; 0 right after a line break. */
@@ -123,9 +150,14 @@ export function sseEventCap(
     const { head, tail, size } = ended;
     const eventId = /^id:\s?([^\r\n]*)/m.exec(head)?.[1];
     const data = dataOf(head);
-    // An oversized request or notification from the upstream is dropped, never taken for the
-    // answer; otherwise the id is read from the event, or is the one request this POST sent.
-    if (isUpstreamInitiated(data)) return;
+    // An oversized request or notification from the upstream is never taken for the answer: a
+    // request is refused where it can be, a notification dropped. Otherwise the id is read from
+    // the event, or is the one request this POST sent.
+    if (isUpstreamInitiated(data)) {
+      const asked = recoverId(data, tail);
+      if (asked !== null) refuse?.(asked, size);
+      return;
+    }
     const sent = ids();
     const id = recoverId(data, tail) ?? (sent.length === 1 ? sent[0] : null);
     if (id === null) return;

@@ -89,6 +89,25 @@ for (const [transport, start] of TRANSPORTS) {
   });
 }
 
+Deno.test("http: an upstream's own request over max_result_bytes is answered with an error, not left waiting", async () => {
+  await using world = await upstreamWorld();
+  await using up = await startStreamableHttpUpstream({ askModel: true });
+  const session = new UpstreamSession(remoteServer("docs", "http", up.url), {
+    facts: world.facts,
+    maxResultBytes: 64 * 1024,
+    requestTimeoutMs: 10_000,
+  });
+  try {
+    assert.match(
+      textOf(await session.callTool("ask_model", { bytes: 256 * 1024 })),
+      /^refused: MCP error -32600: request is 262\d{3} bytes, over engram's mcp\.max_result_bytes \(65536\); send less$/,
+    );
+    assert.equal(textOf(await session.callTool("echo", { text: "after" })), "echo: after");
+  } finally {
+    await session.close();
+  }
+});
+
 Deno.test("http: a response stream dropped mid-call is resumed with Last-Event-ID through the cap", async () => {
   await using world = await upstreamWorld();
   await using up = await startStreamableHttpUpstream({ resumable: true, retryMs: 50 });
