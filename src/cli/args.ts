@@ -3,6 +3,8 @@ import { parseArgs } from "node:util";
 import { EngramError } from "../core/errors.ts";
 import { editDistance } from "../core/text/edit_distance.ts";
 import type { ConfigFlags } from "../config/load.ts";
+import { parseInput } from "../core/validate.ts";
+import type { z } from "zod";
 
 /** One option of a command. */
 export interface OptionSpec {
@@ -26,23 +28,27 @@ export interface CommandSpec {
 }
 
 /**
- * Names a bad field of a command's input as the user typed it: the flag that fills it (`top_k` →
- * `--top-k`, or as `renames` says: `kinds` → `--kind`), without a repeated flag's index; a field
- * no flag fills (a positional) keeps its name.
+ * A command's input validated with `schema` (core's `parseInput`), a bad field named as the user
+ * typed it: the flag that fills it (`top_k` → `--top-k`, or as `renames` says: `kinds` →
+ * `--kind`), without a repeated flag's index; a field no flag fills (a positional) keeps its name.
  */
-export function flagLabels(
-  spec: CommandSpec,
-  renames: Record<string, string> = {},
-): (path: readonly PropertyKey[]) => string {
-  return (path) => {
-    const [field, ...rest] = path.map(String);
-    const dashed = field.replaceAll("_", "-");
-    const flag = renames[field] ??
-      (dashed in spec.options || dashed in GLOBAL_OPTIONS ? `--${dashed}` : field);
-    return flag.startsWith("--")
-      ? [flag, ...rest.filter((p) => !/^\d+$/.test(p))].join(".")
-      : [flag, ...rest].join(".");
-  };
+export function commandInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  o: { spec: CommandSpec; renames?: Record<string, string> },
+): z.output<S> {
+  const renames = o.renames ?? {};
+  return parseInput(schema, value, o.spec.name, {
+    label: (path) => {
+      const [field, ...rest] = path.map(String);
+      const dashed = field.replaceAll("_", "-");
+      const flag = renames[field] ??
+        (dashed in o.spec.options || dashed in GLOBAL_OPTIONS ? `--${dashed}` : field);
+      return flag.startsWith("--")
+        ? [flag, ...rest.filter((p) => !/^\d+$/.test(p))].join(".")
+        : [flag, ...rest].join(".");
+    },
+  });
 }
 
 /** Options every command accepts. */

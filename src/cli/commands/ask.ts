@@ -4,8 +4,7 @@ import type { AskCitationEvent } from "../../core/citations.ts";
 import { EngramError } from "../../core/errors.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import { AskInput } from "../../core/session_schemas.ts";
-import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, flagLabels, intOption, parseOrHelp } from "../args.ts";
+import { commandInput, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -35,7 +34,7 @@ export const ASK_SPEC: CommandSpec = {
 export async function askCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, ASK_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     AskInput,
     {
       query: args.positionals[0],
@@ -43,8 +42,7 @@ export async function askCommand(argv: string[], ctx: CommandContext): Promise<n
       top_k: intOption(ASK_SPEC, args.values, "top-k"),
       strict: Boolean(args.values.strict),
     },
-    "ask",
-    { label: flagLabels(ASK_SPEC) },
+    { spec: ASK_SPEC },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const json = Boolean(args.values.json);

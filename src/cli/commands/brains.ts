@@ -1,7 +1,6 @@
 /** @module `engram brains list | create | rename | delete`: the group and its two simplest commands. */
 import { CreateBrainInput } from "../../core/schemas.ts";
-import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, flagLabels, parseOrHelp, usageError } from "../args.ts";
+import { commandInput, type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { groupHelpText, type GroupSpec } from "../group_help.ts";
 import { BRAINS_DELETE_SPEC, brainsDelete } from "./brains_delete.ts";
@@ -88,15 +87,14 @@ async function list(argv: string[], ctx: CommandContext): Promise<number> {
 async function create(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, BRAINS_CREATE_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     CreateBrainInput,
     {
       name: args.positionals[0],
       slug: args.values.slug,
       visibility: args.values.visibility,
     },
-    "brains create",
-    { label: flagLabels(BRAINS_CREATE_SPEC) },
+    { spec: BRAINS_CREATE_SPEC },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const brain = await runtime.service.createBrain(input);

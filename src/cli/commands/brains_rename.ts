@@ -1,7 +1,6 @@
 /** @module `engram brains rename SLUG [--name N] [--slug S]`. */
 import { RenameBrainInput } from "../../core/schemas.ts";
-import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, flagLabels, parseOrHelp, usageError } from "../args.ts";
+import { commandInput, type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -27,15 +26,14 @@ export async function brainsRename(argv: string[], ctx: CommandContext): Promise
     throw usageError(BRAINS_RENAME_SPEC, "give --name, --slug or both");
   }
   // Validated before the database is opened, so a typo never creates a data directory.
-  const input = parseInput(
+  const input = commandInput(
     RenameBrainInput,
     {
       brain: args.positionals[0],
       name: args.values.name,
       slug: args.values.slug,
     },
-    "brains rename",
-    { label: flagLabels(BRAINS_RENAME_SPEC) },
+    { spec: BRAINS_RENAME_SPEC },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const before = await runtime.service.brain(CLI_CALLER, input.brain);

@@ -1,12 +1,11 @@
 /** @module `engram decisions`: the decisions memory records, cited. */
 import { decisions } from "../../core/decisions.ts";
 import { DecisionsInput } from "../../core/synthesis_schemas.ts";
-import { parseInput } from "../../core/validate.ts";
 import {
   BRAIN_OPTION,
+  commandInput,
   type CommandSpec,
   configFlags,
-  flagLabels,
   intOption,
   parseOrHelp,
 } from "../args.ts";
@@ -32,7 +31,7 @@ export const DECISIONS_SPEC: CommandSpec = {
 export async function decisionsCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, DECISIONS_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     DecisionsInput,
     {
       query: args.positionals[0],
@@ -40,8 +39,7 @@ export async function decisionsCommand(argv: string[], ctx: CommandContext): Pro
       limit: intOption(DECISIONS_SPEC, args.values, "limit"),
       brain: args.values.brain,
     },
-    "decisions",
-    { label: flagLabels(DECISIONS_SPEC) },
+    { spec: DECISIONS_SPEC },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await decisions(

@@ -1,7 +1,6 @@
 /** @module `engram forget PATH|ID`: the memory_forget tool from the command line. */
 import { ForgetInput } from "../../core/schemas.ts";
-import { parseInput } from "../../core/validate.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, flagLabels, parseOrHelp } from "../args.ts";
+import { BRAIN_OPTION, commandInput, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { byDocumentRef } from "../document_ref.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -32,9 +31,7 @@ export async function forgetCommand(argv: string[], ctx: CommandContext): Promis
       (lookup) =>
         service.forget(
           CLI_CALLER,
-          parseInput(ForgetInput, { ...lookup, brain: brain.id }, "forget", {
-            label: flagLabels(FORGET_SPEC),
-          }),
+          commandInput(ForgetInput, { ...lookup, brain: brain.id }, { spec: FORGET_SPEC }),
         ),
     );
     if (args.values.json) ctx.out.json(doc);

@@ -1,12 +1,11 @@
 /** @module `engram get PATH|ID`: print one document, as memory_get returns it. */
 import { GetInput } from "../../core/schemas.ts";
 import type { DocumentWithContent } from "../../core/types.ts";
-import { parseInput } from "../../core/validate.ts";
 import {
   BRAIN_OPTION,
+  commandInput,
   type CommandSpec,
   configFlags,
-  flagLabels,
   intOption,
   parseOrHelp,
   usageError,
@@ -47,9 +46,7 @@ export async function getCommand(argv: string[], ctx: CommandContext): Promise<n
       (lookup) =>
         service.get(
           CLI_CALLER,
-          parseInput(GetInput, { ...lookup, brain: brain.id }, "get", {
-            label: flagLabels(GET_SPEC),
-          }),
+          commandInput(GetInput, { ...lookup, brain: brain.id }, { spec: GET_SPEC }),
         ),
     );
     const doc = version === undefined || version === current.version

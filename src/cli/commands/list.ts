@@ -1,8 +1,7 @@
 /** @module `engram list`: every live document of a brain, read a page at a time. */
 import { ListInput } from "../../core/schemas.ts";
 import type { DocumentRecord } from "../../core/types.ts";
-import { parseInput } from "../../core/validate.ts";
-import { BRAIN_OPTION, type CommandSpec, configFlags, flagLabels, parseOrHelp } from "../args.ts";
+import { BRAIN_OPTION, commandInput, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -27,15 +26,14 @@ export const LIST_SPEC: CommandSpec = {
 export async function listCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, LIST_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     ListInput,
     {
       brain: args.values.brain,
       prefix: args.values.prefix,
       limit: PAGE,
     },
-    "list",
-    { label: flagLabels(LIST_SPEC) },
+    { spec: LIST_SPEC },
   );
   return await withRuntime(ctx, configFlags(args.values), async ({ service }) => {
     const brain = await service.brain(CLI_CALLER, input.brain);

@@ -2,12 +2,11 @@
 import { openLoops } from "../../core/open_loops.ts";
 import { ownerAndDue } from "../../core/synthesis/item_text.ts";
 import { OpenLoopsInput } from "../../core/synthesis_schemas.ts";
-import { parseInput } from "../../core/validate.ts";
 import {
   BRAIN_OPTION,
+  commandInput,
   type CommandSpec,
   configFlags,
-  flagLabels,
   intOption,
   parseOrHelp,
 } from "../args.ts";
@@ -41,7 +40,7 @@ export const LOOPS_SPEC: CommandSpec = {
 export async function loopsCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, LOOPS_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     OpenLoopsInput,
     {
       since: args.values.since,
@@ -51,8 +50,7 @@ export async function loopsCommand(argv: string[], ctx: CommandContext): Promise
       include_closed: args.values.all === true,
       brain: args.values.brain,
     },
-    "loops",
-    { label: flagLabels(LOOPS_SPEC, { kinds: "--kind", include_closed: "--all" }) },
+    { spec: LOOPS_SPEC, renames: { kinds: "--kind", include_closed: "--all" } },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await openLoops({ service: runtime.service }, CLI_CALLER, input);

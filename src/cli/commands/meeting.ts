@@ -4,13 +4,12 @@ import { LIMITS } from "../../core/limits.ts";
 import { extractMeeting, type MeetingResult } from "../../core/meetings.ts";
 import { actionItemText } from "../../core/synthesis/item_text.ts";
 import { MeetingFields } from "../../core/synthesis_schemas.ts";
-import { parseInput } from "../../core/validate.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
 import {
   BRAIN_OPTION,
+  commandInput,
   type CommandSpec,
   configFlags,
-  flagLabels,
   parseOrHelp,
   usageError,
 } from "../args.ts";
@@ -47,15 +46,14 @@ export async function meetingCommand(argv: string[], ctx: CommandContext): Promi
   if ((file === undefined) === (document === undefined)) {
     throw usageError(MEETING_SPEC, "give a FILE, - for stdin, or --document ID (exactly one)");
   }
-  const fields = parseInput(
+  const fields = commandInput(
     MeetingFields,
     {
       brain: args.values.brain,
       title: args.values.title,
       store: args.values.store === true,
     },
-    "meeting",
-    { label: flagLabels(MEETING_SPEC) },
+    { spec: MEETING_SPEC },
   );
   const content = file === undefined ? undefined : await readText(file, ctx);
   if (content !== undefined && content.trim() === "") {

@@ -2,12 +2,11 @@
 import { normalizePath } from "../../core/markdown/naming.ts";
 import { pack } from "../../core/pack.ts";
 import { PackInput } from "../../core/synthesis_schemas.ts";
-import { parseInput } from "../../core/validate.ts";
 import {
   BRAIN_OPTION,
+  commandInput,
   type CommandSpec,
   configFlags,
-  flagLabels,
   intOption,
   parseOrHelp,
 } from "../args.ts";
@@ -43,7 +42,7 @@ export const PACK_SPEC: CommandSpec = {
 export async function packCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, PACK_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     PackInput,
     {
       query: args.positionals[0],
@@ -53,8 +52,7 @@ export async function packCommand(argv: string[], ctx: CommandContext): Promise<
       scope: args.values.scope,
       brain: args.values.brain,
     },
-    "pack",
-    { label: flagLabels(PACK_SPEC, { budget_tokens: "--budget", paths: "--path", ids: "--id" }) },
+    { spec: PACK_SPEC, renames: { budget_tokens: "--budget", paths: "--path", ids: "--id" } },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await pack({ service: runtime.service }, CLI_CALLER, input);

@@ -1,9 +1,8 @@
 /** @module `engram remember`: store a markdown file or stdin as a document. */
 import { readNote } from "../../core/markdown/front_matter.ts";
 import { RememberInput } from "../../core/schemas.ts";
-import { parseInput } from "../../core/validate.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
-import { type CommandSpec, configFlags, flagLabels, parseOrHelp } from "../args.ts";
+import { commandInput, type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { readInputFile } from "../input_file.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
@@ -36,7 +35,7 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   const tags = [
     ...new Set([...(note.tags ?? []), ...((args.values.tag as string[] | undefined) ?? [])]),
   ];
-  const input = parseInput(
+  const input = commandInput(
     RememberInput,
     {
       content: note.content,
@@ -46,8 +45,7 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
       brain: args.values.brain,
       metadata: Object.keys(note.metadata).length ? note.metadata : undefined,
     },
-    "remember",
-    { label: flagLabels(REMEMBER_SPEC, { tags: "tags (front matter and --tag)" }) },
+    { spec: REMEMBER_SPEC, renames: { tags: "tags (front matter and --tag)" } },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const doc = await runtime.service.remember(CLI_CALLER, input);

@@ -1,7 +1,6 @@
 /** @module `engram search`: full-text search from a script or a terminal. */
 import { SearchInput } from "../../core/schemas.ts";
-import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, flagLabels, intOption, parseOrHelp } from "../args.ts";
+import { commandInput, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 
@@ -29,7 +28,7 @@ export const SEARCH_SPEC: CommandSpec = {
 export async function searchCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, SEARCH_SPEC, ctx.out);
   if (!args) return 0;
-  const input = parseInput(
+  const input = commandInput(
     SearchInput,
     {
       query: args.positionals[0],
@@ -39,8 +38,7 @@ export async function searchCommand(argv: string[], ctx: CommandContext): Promis
       sort: args.values.sort,
       group: args.values.group,
     },
-    "search",
-    { label: flagLabels(SEARCH_SPEC) },
+    { spec: SEARCH_SPEC },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const result = await runtime.service.search(CLI_CALLER, input);

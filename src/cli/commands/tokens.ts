@@ -1,8 +1,7 @@
 /** @module `engram tokens create | list | revoke`: bearer tokens for `engram serve`. */
 import { CreateTokenInput, type TokenRecord } from "../../core/bearer_tokens.ts";
 import type { Brain } from "../../core/types.ts";
-import { parseInput } from "../../core/validate.ts";
-import { type CommandSpec, configFlags, flagLabels, parseOrHelp, usageError } from "../args.ts";
+import { commandInput, type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { groupHelpText, type GroupSpec } from "../group_help.ts";
 import { table } from "../output.ts";
@@ -96,7 +95,7 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
     if (args.values[flag] === undefined) throw usageError(TOKENS_CREATE_SPEC, `missing --${flag}`);
   }
   // Validated before the database is opened, so a typo never creates a data directory.
-  const input = parseInput(
+  const input = commandInput(
     CreateTokenInput,
     {
       client: args.values.client,
@@ -106,8 +105,7 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
         ? undefined
         : parseToolList(args.values.tools as string, MEMORY_TOOLS.map((t) => t.name)),
     },
-    "tokens create",
-    { label: flagLabels(TOKENS_CREATE_SPEC, { brains: "--brain" }) },
+    { spec: TOKENS_CREATE_SPEC, renames: { brains: "--brain" } },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
     const { token, record } = await runtime.tokens.create(input);
