@@ -1,6 +1,4 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
-import { checkToolList, SERVER_TOOLS_KEY } from "../../mcp/server/tool_selection.ts";
-import { MEMORY_TOOLS } from "../../mcp/server/tools/index.ts";
 import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
 import type { Tier } from "../../core/types.ts";
@@ -12,9 +10,7 @@ import { VERSION } from "../../version.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
-import { applyModePermissions } from "../permissions.ts";
-import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
-import { serveUpstreamTools } from "../upstream_tools.ts";
+import { startServing } from "../serving.ts";
 
 /** Usage of `engram serve`. */
 export const SERVE_SPEC: CommandSpec = {
@@ -53,25 +49,12 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
       `--insecure-no-auth only works on a loopback address, not ${host}; create tokens with engram tokens create instead`,
     );
   }
-  const tools = config.http.tools &&
-    checkToolList(config.http.tools, MEMORY_TOOLS.map((t) => t.name), { where: SERVER_TOOLS_KEY });
   const logger = stderrLogger(config.logLevel);
-  const runtime = await openRuntime(config, { logger });
-  const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });
-  const revoked = await applyModePermissions("serve", config, { servers: upstream?.servers });
-  logger.debug("permissions revoked", { revoked });
-
-  const jobs = createJobRunner(runtime, { config, logger });
+  const serving = await startServing("serve", config, { env: ctx.env, cwd: ctx.cwd, logger });
+  const { runtime, jobs } = serving;
   const app = createHttpApp({
     settings: { ...config.http, host },
-    mcp: sessionDeps(runtime, {
-      config,
-      logger,
-      cwd: ctx.cwd,
-      jobs,
-      upstream: upstream?.tools,
-      tools,
-    }),
+    mcp: serving.session,
     verifyToken: noAuth ? anonymousVerifier(tier) : (token) => runtime.tokens.verify(token),
     anonymous: noAuth,
     ready: () => runtime.health.ready(),
@@ -81,7 +64,7 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   try {
     server = serveHttp(app, { hostname: host, port, logger });
   } catch (err) {
-    runtime.close();
+    await serving.close();
     throw new EngramError(
       "invalid_argument",
       `cannot listen on ${host}:${port}: ${(err as Error).message}`,
@@ -102,10 +85,7 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   await server.finished;
   await server.shutdown(config.http.shutdown_grace_ms);
   for (const s of signals) Deno.removeSignalListener(s, stop);
-  // Background jobs this process started finish before it exits; a killed process leaves them to the next.
-  await jobs.drain();
-  await upstream?.close();
-  runtime.close();
+  await serving.close();
   logger.info("engram serve stopped");
   return 0;
 }

@@ -6,11 +6,7 @@ import { VERSION } from "../../version.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
-import { applyModePermissions } from "../permissions.ts";
-import { createJobRunner, openRuntime, sessionDeps } from "../runtime.ts";
-import { serveUpstreamTools } from "../upstream_tools.ts";
-import { checkToolList, parseToolList, SERVER_TOOLS_KEY } from "../../mcp/server/tool_selection.ts";
-import { MEMORY_TOOLS } from "../../mcp/server/tools/index.ts";
+import { startServing } from "../serving.ts";
 
 /** Usage of `engram stdio`. */
 export const STDIO_SPEC: CommandSpec = {
@@ -45,28 +41,18 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
     },
     { env: ctx.env, cwd: ctx.cwd },
   );
-  const known = MEMORY_TOOLS.map((t) => t.name);
-  const tools = args.values.tools === undefined
-    ? config.http.tools && checkToolList(config.http.tools, known, { where: SERVER_TOOLS_KEY })
-    : parseToolList(args.values.tools as string, known);
   const logger = stderrLogger(config.logLevel);
-  const runtime = await openRuntime(config, { logger });
-  const upstream = await serveUpstreamTools(runtime, config, { env: ctx.env, logger });
-  const revoked = await applyModePermissions("stdio", config, { servers: upstream?.servers });
-  logger.debug("permissions revoked", { revoked });
-
-  const jobs = createJobRunner(runtime, { config, logger });
+  const serving = await startServing("stdio", config, {
+    env: ctx.env,
+    cwd: ctx.cwd,
+    logger,
+    tools: args.values.tools as string | undefined,
+  });
+  const { jobs } = serving;
   let onClosed = () => {};
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const server = createMcpServer({
-    ...sessionDeps(runtime, {
-      config,
-      logger,
-      cwd: ctx.cwd,
-      jobs,
-      upstream: upstream?.tools,
-      tools,
-    }),
+    ...serving.session,
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
     // Same machine: the folders the client shares as roots are files this process may read.
     clientRoots: { home: config.homeDir },
@@ -93,9 +79,6 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   await server.connect(transport);
   await closed;
   for (const s of signals) Deno.removeSignalListener(s, stop);
-  // Background jobs this process started finish before it exits; a killed process leaves them to the next.
-  await jobs.drain();
-  await upstream?.close();
-  runtime.close();
+  await serving.close();
   return 0;
 }
