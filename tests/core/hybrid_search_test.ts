@@ -28,6 +28,18 @@ function recordingLogger(): Logger & { warnings: string[] } {
 }
 
 /** One document whose every section matches: a grouped search for two documents must widen. */
+/** "alpha ledger", the two best documents of the default brain. */
+async function ledgerSearch(service: MemoryService) {
+  const brain = await service.brain(ADMIN);
+  return await service.searchHits({
+    brainId: brain.id,
+    text: "alpha ledger",
+    topK: 2,
+    scope: "all",
+    sort: "relevance",
+  });
+}
+
 async function longNote(service: MemoryService): Promise<void> {
   const sections = Array.from({ length: 12 }, (_, i) => `## Part ${i + 1}\nThe alpha ledger.\n`);
   await service.remember(ADMIN, {
@@ -42,15 +54,8 @@ Deno.test("hybrid search: a grouped search that widens embeds the query once", a
   const { embedder, state } = probe();
   const service = new MemoryService(s.storage, { embedder });
   await longNote(service);
-  const brain = await service.brain(ADMIN);
   state.searching = true;
-  const hits = await service.searchHits({
-    brainId: brain.id,
-    text: "alpha ledger",
-    topK: 2,
-    scope: "all",
-    sort: "relevance",
-  });
+  const hits = await ledgerSearch(service);
   assert.deepEqual(hits.map((h) => h.path), ["/memory/project/ledger.md"]);
   assert.ok(hits[0].component_scores?.vector !== undefined, "the vector ranking took part");
   assert.equal(state.queries, 1);
@@ -63,15 +68,8 @@ Deno.test("hybrid search: a failing query embedding warns once and ranks by full
   const logger = recordingLogger();
   const service = new MemoryService(s.storage, { embedder, logger });
   await longNote(service);
-  const brain = await service.brain(ADMIN);
   state.searching = true;
-  const hits = await service.searchHits({
-    brainId: brain.id,
-    text: "alpha ledger",
-    topK: 2,
-    scope: "all",
-    sort: "relevance",
-  });
+  const hits = await ledgerSearch(service);
   assert.deepEqual(hits.map((h) => h.path), ["/memory/project/ledger.md"]);
   assert.equal(hits[0].component_scores?.vector, undefined, "no vector ranking");
   assert.equal(state.queries, 1);

@@ -29,12 +29,7 @@ export async function sampleWithStack(
         temperature: params.temperature,
         signal: options.signal,
       });
-      return {
-        role: "assistant",
-        content: { type: "text", text: result.text },
-        model: result.model,
-        stopReason: "endTurn",
-      };
+      return assistantText(result.text, result.model);
     } catch (err) {
       if (options.signal?.aborted) throw err;
       errors.push(`${chat.name}: ${(err as Error).message}`);
@@ -68,12 +63,12 @@ async function extractive(
     sources,
     signal: o.signal,
   });
-  return {
-    role: "assistant",
-    content: { type: "text", text: answer.text },
-    model: answer.provider,
-    stopReason: "endTurn",
-  };
+  return assistantText(answer.text, answer.provider);
+}
+
+/** A finished answer to a sampling request. */
+function assistantText(text: string, model: string): CreateMessageResult {
+  return { role: "assistant", content: { type: "text", text }, model, stopReason: "endTurn" };
 }
 
 /** The text of a sampling message's content (images and audio are described, not sent). */
