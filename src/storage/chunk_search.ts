@@ -26,10 +26,25 @@ interface Found {
   body: boolean[];
 }
 
-/** Ranked chunks of the query's brain and scope, at most `q.topK`. */
+/**
+ * Ranked chunks of the query's brain and scope, at most `q.topK`. A word that no candidate holds
+ * may be mistyped: only then is the index asked whether it holds the word at all, and the search
+ * run once more with the correction, so a query without typos pays nothing for them.
+ */
 export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
-  const plan = withCorrections(db, planQuery(q.text));
+  const plan = planQuery(q.text);
   if (plan.searched.length === 0) return [];
+  const first = rankedSearch(db, q, plan);
+  const corrected = withCorrections(db, plan, first.unmatched);
+  return corrected === plan ? first.hits : rankedSearch(db, q, corrected).hits;
+}
+
+/** One search for `plan`: its hits, and the searched terms that no candidate holds. */
+function rankedSearch(
+  db: Prepares,
+  q: SearchQuery,
+  plan: QueryPlan,
+): { hits: SearchHit[]; unmatched: Set<number> } {
   const widened = plan.searched.map((t) =>
     t.kind === "prefix" ? prefixWords(db, fold(t.words[0])) : []
   );
@@ -70,17 +85,27 @@ export function searchChunks(db: Prepares, q: SearchQuery): SearchHit[] {
   } else {
     order.sort((a, b) => scored[b].score - scored[a].score);
   }
-  return order.slice(0, q.topK).map((i) => toHit(rows[i], patterns, scored[i]));
+  const unmatched = new Set(
+    patterns.map((_, t) => t).filter((t) => found.every((f) => fieldsOf(f, t) === 0)),
+  );
+  return {
+    hits: order.slice(0, q.topK).map((i) => toHit(rows[i], patterns, scored[i])),
+    unmatched,
+  };
 }
 
 /**
  * The plan with each mistyped word read as the nearest word the index holds (typo_correction.ts):
- * a single unquoted word of letters that matches nothing. Quoted text is searched as typed.
+ * a single unquoted word of letters, among those no candidate held, that matches nothing at all.
+ * Quoted text is searched as typed.
  */
-function withCorrections(db: Prepares, plan: QueryPlan): QueryPlan {
+function withCorrections(db: Prepares, plan: QueryPlan, unmatched: Set<number>): QueryPlan {
   let changed = false;
-  const searched = plan.searched.map((t) => {
-    if (t.kind !== "word" || t.required || t.role === "function" || /\p{N}/u.test(t.words[0])) {
+  const searched = plan.searched.map((t, i) => {
+    if (
+      !unmatched.has(i) || t.kind !== "word" || t.required || t.role === "function" ||
+      /\p{N}/u.test(t.words[0])
+    ) {
       return t;
     }
     if (indexHolds(db, ftsTerm(t))) return t;
