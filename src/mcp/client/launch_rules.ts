@@ -6,7 +6,6 @@
 import type { EnvSnapshot } from "../../config/env.ts";
 import {
   ABSOLUTE_CWD,
-  type HttpServerConfig,
   type McpServerConfig,
   type StdioServerConfig,
 } from "../../config/mcp_servers.ts";
@@ -42,11 +41,6 @@ export interface LaunchFacts {
   isDirectory(path: string): boolean;
 }
 
-/** A stdio server as the rules accept it: a list-valued command (from any source) is refused. */
-export type LaunchSubject =
-  | (Omit<StdioServerConfig, "command"> & { command: string | readonly string[] })
-  | HttpServerConfig;
-
 /** Every check in order, and the first failing one, if any. */
 export interface LaunchVerdict {
   server: string;
@@ -63,7 +57,7 @@ export interface LaunchVerdict {
 
 /** Evaluates every rule for one server. */
 export async function evaluateLaunch(
-  server: LaunchSubject | McpServerConfig,
+  server: McpServerConfig,
   facts: LaunchFacts,
 ): Promise<LaunchVerdict> {
   if (server.transport === "stdio") {
@@ -89,10 +83,8 @@ export function blockedMessage(server: string, check: LaunchCheck): string {
   } is blocked by rule ${check.rule}: ${check.detail}; ${check.fix}`;
 }
 
-type StdioSubject = Extract<LaunchSubject, { transport: "stdio" }>;
-
 async function stdioChecks(
-  server: StdioSubject,
+  server: StdioServerConfig,
   facts: LaunchFacts,
 ): Promise<{ checks: LaunchCheck[]; digest?: string; cwd?: string }> {
   const shape = commandChecks(server.command);
@@ -128,7 +120,7 @@ async function stdioChecks(
  * called npx elsewhere (`/tmp/x/npx`), and `/usr/bin/node` allows only that path. Comparing by
  * basename would let any program with a reviewed name through.
  */
-function allowlistCheck(server: StdioSubject, facts: LaunchFacts): LaunchCheck {
+function allowlistCheck(server: StdioServerConfig, facts: LaunchFacts): LaunchCheck {
   const rule = "allowlist";
   const text = typeof server.command === "string" ? server.command : JSON.stringify(server.command);
   if (facts.allowedCommands.includes(text)) {
@@ -210,7 +202,7 @@ function cwdCheck(
 
 /** The manifest_digest and manifest_signature checks, and the digest when one can be computed. */
 async function signatureChecks(
-  server: StdioSubject,
+  server: StdioServerConfig,
   command: string | null,
   facts: LaunchFacts,
 ): Promise<{ checks: LaunchCheck[]; digest?: string }> {
@@ -271,7 +263,7 @@ async function signatureChecks(
   return { checks: [digestCheck, signatureCheck], digest };
 }
 
-function profileCheck(server: StdioSubject): LaunchCheck {
+function profileCheck(server: StdioServerConfig): LaunchCheck {
   if (server.sandbox_profile !== "disabled") {
     return pass("sandbox_profile", `sandbox_profile is ${server.sandbox_profile}`);
   }
@@ -283,7 +275,7 @@ function profileCheck(server: StdioSubject): LaunchCheck {
 }
 
 function sandboxCheck(
-  server: StdioSubject,
+  server: StdioServerConfig,
   found: { location: CommandLocation | null; cwd: string | undefined },
   facts: LaunchFacts,
 ): LaunchCheck {

@@ -5,6 +5,7 @@
  * inside bubblewrap. Stopping follows MCP's stdio shutdown: close stdin, then SIGTERM, then
  * SIGKILL, each to the whole process group, so helpers a server started go with it.
  */
+import type { StdioServerConfig } from "../../config/mcp_servers.ts";
 import { EngramError } from "../../core/errors.ts";
 import { settlesWithin } from "../../core/settles_within.ts";
 import { launchEnvironment } from "./launch_env.ts";
@@ -12,7 +13,6 @@ import {
   blockedMessage,
   evaluateLaunch,
   type LaunchFacts,
-  type LaunchSubject,
   type LaunchVerdict,
 } from "./launch_rules.ts";
 import { bwrapArgs, prepareSandboxDir } from "./sandbox.ts";
@@ -54,14 +54,12 @@ export interface StartOptions {
   stderrBytes?: number;
 }
 
-type StdioSubject = Extract<LaunchSubject, { transport: "stdio" }>;
-
 /**
  * Evaluates the launch rules (unless `options.verdict` holds them) and starts the server when all
  * pass. A blocked server throws `forbidden` naming the rule and the fix, and no process is started.
  */
 export async function startStdioServer(
-  server: StdioSubject,
+  server: StdioServerConfig,
   options: StartOptions,
 ): Promise<StdioProcess> {
   const { facts } = options;

@@ -42,7 +42,7 @@ const CASES: Case[] = [
       /command is a list \(\["deno","eval",.*put the executable in command and the rest in args/,
     server: async (_d, marker) => ({
       ...(await launchable(signer, { name: "s", command: "deno", args: writes(marker) })),
-      command: ["deno", ...writes(marker)] as unknown as string,
+      command: ["deno", ...writes(marker)],
     }),
   },
   {
