@@ -13,6 +13,7 @@
  * looked up, so a search with no typo pays one seek per word.
  */
 import type { Prepares } from "./database.ts";
+import { editDistance } from "../core/text/edit_distance.ts";
 import { fold } from "./term_match.ts";
 
 /** Letters that must be right (Lucene's prefix length). */
@@ -43,37 +44,11 @@ export function correction(db: Prepares, word: string): string | null {
   let best: { term: string; distance: number; doc: number } | null = null;
   for (const { term, doc } of rows) {
     if (Math.abs(term.length - folded.length) > typos) continue;
-    const distance = alignmentDistance(folded, term, typos);
+    const distance = editDistance(folded, term, { transpositions: true, limit: typos });
     if (distance > typos) continue;
     if (!best || distance < best.distance || (distance === best.distance && doc > best.doc)) {
       best = { term, distance, doc };
     }
   }
   return best?.term ?? null;
-}
-
-/**
- * Optimal string alignment distance between `a` and `b`, or `limit + 1` as soon as it must
- * exceed `limit` (every cell of a row is above it).
- */
-function alignmentDistance(a: string, b: string, limit: number): number {
-  let before: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let lowest = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d = Math.min(d, before[j - 2] + 1);
-      }
-      row[j] = d;
-      lowest = Math.min(lowest, d);
-    }
-    if (lowest > limit) return limit + 1;
-    before = prev;
-    prev = row;
-  }
-  return prev[b.length];
 }

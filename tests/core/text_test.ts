@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { editDistance } from "../../src/core/text/edit_distance.ts";
 import { splitSentences } from "../../src/core/text/sentences.ts";
 import { overlap, singular, stem, STOPWORDS, terms } from "../../src/core/text/terms.ts";
 
@@ -151,4 +152,12 @@ Deno.test("overlap: the (weighted) fraction of a's distinct terms found in b", (
   const weights = new Map([["a", 3], ["b", 1]]);
   assert.equal(overlap(["a", "b"], ["a"], { weights }), 0.75);
   assert.equal(overlap(["a", "b"], ["b"], { weights }), 0.25);
+});
+
+Deno.test("editDistance: Levenshtein; with transpositions a swap is one edit; a limit stops early", () => {
+  assert.equal(editDistance("torunament", "tournament"), 2);
+  assert.equal(editDistance("torunament", "tournament", { transpositions: true }), 1);
+  assert.equal(editDistance("kitten", "sitting"), 3);
+  assert.equal(editDistance("kitten", "sitting", { limit: 1 }), 2, "limit + 1 once past it");
+  assert.equal(editDistance("", "abc"), 3);
 });

@@ -1,13 +1,32 @@
-/** @module Levenshtein edit distance, and the names nearest to a mistyped one. */
+/** @module Edit distance (Levenshtein, or with transpositions), and the names nearest to a mistyped one. */
 
-/** The number of single-character insertions, deletions and substitutions from `a` to `b`. */
-export function editDistance(a: string, b: string): number {
+/**
+ * The number of single-character insertions, deletions and substitutions from `a` to `b` —
+ * Levenshtein distance; with `transpositions`, two adjacent letters swapped count as one edit
+ * (optimal string alignment distance, Damerau 1964). With `limit`, stops as soon as the distance
+ * must exceed it and returns `limit + 1`.
+ */
+export function editDistance(
+  a: string,
+  b: string,
+  o: { transpositions?: boolean; limit?: number } = {},
+): number {
+  const limit = o.limit ?? Infinity;
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
+    let lowest = i;
     for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      let d = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (o.transpositions && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, before[j - 2] + 1);
+      }
+      row[j] = d;
+      lowest = Math.min(lowest, d);
     }
+    if (lowest > limit) return limit + 1;
+    before = prev;
     prev = row;
   }
   return prev[b.length];
