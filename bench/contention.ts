@@ -14,7 +14,7 @@ import { buildQueries, Corpus, DEFAULT_SEED } from "./corpus.ts";
 import { bulkRemember, IMPORT_BATCH, openFloors } from "./inprocess.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openSqliteStorage } from "../src/storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../src/storage/sqlite/sqlite_storage.ts";
 import { connectSdk, sdkSearch } from "./stdio_client.ts";
 import { ms, summarize, type Summary, table } from "./stats.ts";
 

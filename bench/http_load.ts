@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { SearchInput } from "../src/core/schemas.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openSqliteStorage } from "../src/storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../src/storage/sqlite/sqlite_storage.ts";
 import { buildQueries, Corpus, DEFAULT_SEED } from "./corpus.ts";
 import {
   ACCEPT_SSE,

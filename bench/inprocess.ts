@@ -3,10 +3,10 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openDatabase } from "../src/storage/database.ts";
-import { searchChunks } from "../src/storage/chunk_search.ts";
-import { ftsExpression, ftsTerms } from "../src/storage/fts_query.ts";
-import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite_storage.ts";
+import { openDatabase } from "../src/storage/sqlite/database.ts";
+import { searchChunks } from "../src/storage/sqlite/chunk_search.ts";
+import { ftsExpression, ftsTerms } from "../src/storage/sqlite/fts_query.ts";
+import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite/sqlite_storage.ts";
 import type { Corpus, Note } from "./corpus.ts";
 import { orExpression } from "./fts_baseline.ts";
 

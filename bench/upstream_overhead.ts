@@ -10,7 +10,10 @@
 import { parseArgs } from "node:util";
 import { CallToolResultSchema } from "../src/mcp/sdk.ts";
 import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
-import { type CallTrace, UpstreamConnections } from "../src/mcp/client/upstream_connections.ts";
+import {
+  type CallTrace,
+  UpstreamConnections,
+} from "../src/mcp/client/session/upstream_connections.ts";
 import { launchable, testFacts, testSigner } from "../tests/mcp/client/launch_setup.ts";
 import { summarize } from "./stats.ts";
 

@@ -15,9 +15,9 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openDatabase } from "../src/storage/database.ts";
-import { SqliteConnection } from "../src/storage/sqlite_connection.ts";
-import { SqliteStorage } from "../src/storage/sqlite_storage.ts";
+import { openDatabase } from "../src/storage/sqlite/database.ts";
+import { SqliteConnection } from "../src/storage/sqlite/sqlite_connection.ts";
+import { SqliteStorage } from "../src/storage/sqlite/sqlite_storage.ts";
 import { Corpus, DEFAULT_SEED, type Note } from "./corpus.ts";
 import { table } from "./stats.ts";
 

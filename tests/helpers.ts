@@ -5,7 +5,7 @@ import { engramRunArgs } from "../src/config/permissions.ts";
 import { MemoryService } from "../src/core/memory_service.ts";
 import { ensureDefaultBrain } from "../src/core/brains.ts";
 import type { CallerContext } from "../src/core/types.ts";
-import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite_storage.ts";
+import { openSqliteStorage, type SqliteStorage } from "../src/storage/sqlite/sqlite_storage.ts";
 import { TOOL_ERROR_META, type ToolErrorMeta } from "../src/mcp/server/tool_error.ts";
 
 /** Waiting on SDK client events and reading tool results (apart, so fixture tests skip engram). */

@@ -20,13 +20,13 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   decisions: async () => (await import("./commands/decisions.ts")).decisionsCommand,
   meeting: async () => (await import("./commands/meeting.ts")).meetingCommand,
   consolidate: async () => (await import("./commands/consolidate.ts")).consolidateCommand,
-  brains: async () => (await import("./commands/brains.ts")).brainsCommand,
+  brains: async () => (await import("./commands/brains/brains.ts")).brainsCommand,
   tokens: async () => (await import("./commands/tokens.ts")).tokensCommand,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
   backup: async () => (await import("./commands/backup.ts")).backupCommand,
   restore: async () => (await import("./commands/restore.ts")).restoreCommand,
-  mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
+  mcp: async () => (await import("./commands/mcp/mcp.ts")).mcpCommand,
   version: async () => (await import("./commands/version.ts")).versionCommand,
 };
 

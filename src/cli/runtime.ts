@@ -8,12 +8,12 @@ import type { McpServerConfig } from "../config/mcp_servers.ts";
 import { applyModePermissions, type Mode } from "./permissions.ts";
 import { stderrLogger } from "./logger.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
-import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/extraction.ts";
+import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/sessions/extraction.ts";
 import { ProviderSet } from "../providers/stack.ts";
 import type { ServerDeps } from "../mcp/server/factory.ts";
 import { selectTools } from "../mcp/server/tool_selection.ts";
 import { VERSION } from "../version.ts";
-import type { ConsolidateSettings } from "../core/consolidate.ts";
+import type { ConsolidateSettings } from "../core/sessions/consolidate.ts";
 import type { IngestContext } from "../ingest/context.ts";
 import {
   INGEST_FILE_JOB,
@@ -34,7 +34,7 @@ import type { StorageHealth } from "../core/ports/storage.ts";
 import type { TraceReader, TraceSink } from "../core/ports/trace_log.ts";
 import type { UpstreamStore } from "../core/ports/upstream_store.ts";
 import type { CallerContext } from "../core/types.ts";
-import { openSqliteStorage } from "../storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../storage/sqlite/sqlite_storage.ts";
 
 /** The open storage's ports, the services on them, and the configured language-model providers. */
 export interface Runtime {

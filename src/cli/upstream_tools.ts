@@ -10,9 +10,9 @@ import type { ResolvedConfig } from "../config/load.ts";
 import type { McpServerConfig } from "../config/mcp_servers.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CallerContext } from "../core/types.ts";
-import type { ExposedTool, ExposurePlan } from "../mcp/client/exposure_plan.ts";
+import type { ExposedTool, ExposurePlan } from "../mcp/client/exposure/exposure_plan.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
-import type { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
+import type { UpstreamConnections } from "../mcp/client/session/upstream_connections.ts";
 import type { DownstreamClient, UpstreamTools } from "../mcp/server/upstream_tools.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -35,8 +35,8 @@ export async function serveUpstreamTools(
   // Loaded only when servers are configured: a memory-only session never loads the client, and
   // the connection manager (the SDK client) waits for the first call of an upstream tool.
   const [{ UpstreamExposure }, { exposurePlan }, wiring] = await Promise.all([
-    import("../mcp/client/upstream_exposure.ts"),
-    import("../mcp/client/exposure_plan.ts"),
+    import("../mcp/client/exposure/upstream_exposure.ts"),
+    import("../mcp/client/exposure/exposure_plan.ts"),
     import("./upstream_wiring.ts"),
   ]);
   // Traces older than the retention go when a process that makes upstream calls starts.
@@ -79,9 +79,9 @@ export async function serveUpstreamTools(
   const connect = async (): Promise<UpstreamConnections> => {
     const [{ gatherLaunchFacts }, { UpstreamConnections }, { sampleWithStack }] = await Promise
       .all([
-        import("../mcp/client/launch_facts.ts"),
-        import("../mcp/client/upstream_connections.ts"),
-        import("../mcp/client/model_sampling.ts"),
+        import("../mcp/client/launch/launch_facts.ts"),
+        import("../mcp/client/session/upstream_connections.ts"),
+        import("../mcp/client/nested/model_sampling.ts"),
       ]);
     const facts = await gatherLaunchFacts(config.mcp, { env: o.env, dataDir: config.dataDir });
     const stack = runtime.providers.background();

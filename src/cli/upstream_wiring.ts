@@ -9,13 +9,20 @@ import type { ResolvedConfig } from "../config/load.ts";
 import type { McpServerConfig } from "../config/mcp_servers.ts";
 import type { Logger } from "../core/logger.ts";
 import type { UpstreamTrace } from "../core/ports/trace_log.ts";
-import { pruneExpiredTraces } from "../core/trace_retention.ts";
+import { pruneExpiredTraces } from "../core/audit/trace_retention.ts";
 import type { CallerContext } from "../core/types.ts";
-import { type ApprovalBook, databaseBook, lockfileBook } from "../mcp/client/approval_book.ts";
-import type { NestedHost } from "../mcp/client/nested_requests.ts";
+import {
+  type ApprovalBook,
+  databaseBook,
+  lockfileBook,
+} from "../mcp/client/approvals/approval_book.ts";
+import type { NestedHost } from "../mcp/client/nested/nested_requests.ts";
 import type { CatalogEntry } from "../mcp/client/upstream_catalog.ts";
-import type { CallTrace, UpstreamConnectionsOptions } from "../mcp/client/upstream_connections.ts";
-import type { StatusChange } from "../mcp/client/upstream_session.ts";
+import type {
+  CallTrace,
+  UpstreamConnectionsOptions,
+} from "../mcp/client/session/upstream_connections.ts";
+import type { StatusChange } from "../mcp/client/session/upstream_session.ts";
 import type { Runtime } from "./runtime.ts";
 
 /**

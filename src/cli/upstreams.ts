@@ -7,14 +7,14 @@
  */
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
 import type { CallerContext } from "../core/types.ts";
-import type { ApprovalBook } from "../mcp/client/approval_book.ts";
-import { reviewDiscoveries, type ServerReview } from "../mcp/client/capability_review.ts";
-import { terminalElicitation } from "../mcp/client/elicitation_prompt.ts";
-import { gatherLaunchFacts } from "../mcp/client/launch_facts.ts";
-import type { LaunchFacts } from "../mcp/client/launch_rules.ts";
-import { sampleWithStack } from "../mcp/client/model_sampling.ts";
+import type { ApprovalBook } from "../mcp/client/approvals/approval_book.ts";
+import { reviewDiscoveries, type ServerReview } from "../mcp/client/approvals/capability_review.ts";
+import { terminalElicitation } from "../mcp/client/nested/elicitation_prompt.ts";
+import { gatherLaunchFacts } from "../mcp/client/launch/launch_facts.ts";
+import type { LaunchFacts } from "../mcp/client/launch/launch_rules.ts";
+import { sampleWithStack } from "../mcp/client/nested/model_sampling.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
-import { UpstreamConnections } from "../mcp/client/upstream_connections.ts";
+import { UpstreamConnections } from "../mcp/client/session/upstream_connections.ts";
 import type { CommandContext } from "./context.ts";
 import type { Mode } from "./permissions.ts";
 import { type Runtime, withRuntime } from "./runtime.ts";

@@ -6,7 +6,7 @@
  * ever holds the write lock.
  */
 import type { ChangeFeed } from "./change_feed.ts";
-import { embedDocument } from "./embedding.ts";
+import { embedDocument } from "./search/embedding.ts";
 import { EngramError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";

@@ -34,7 +34,7 @@ import type {
 } from "./schemas.ts";
 import { reindexBrain, type ReindexReport } from "./reindex.ts";
 import { ChangeFeed } from "./change_feed.ts";
-import { hybridSearch } from "./hybrid_search.ts";
+import { hybridSearch } from "./search/hybrid_search.ts";
 import { type Logger, silentLogger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
 import type { BrainStore } from "./ports/brain_store.ts";

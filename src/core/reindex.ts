@@ -3,7 +3,7 @@
  * index, every live document gets its chunks and links again, and — when vectors are on — every
  * chunk missing a vector is embedded.
  */
-import { backfillVectors } from "./embedding.ts";
+import { backfillVectors } from "./search/embedding.ts";
 import { chunkMarkdown } from "./markdown/chunker.ts";
 import { parseLinks } from "./markdown/links.ts";
 import type { DocumentStore } from "./ports/document_store.ts";

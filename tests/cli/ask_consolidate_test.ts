@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runEngram, tempDir } from "../helpers.ts";
 import { runJson } from "./_util.ts";
-import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite/sqlite_storage.ts";
 import { startLlmServer } from "../fixtures/llm_server.ts";
 
 async function remember(dataDir: string, path: string, content: string): Promise<void> {

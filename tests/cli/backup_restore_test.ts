@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
-import { MIGRATIONS } from "../../src/storage/migrations.ts";
+import { MIGRATIONS } from "../../src/storage/sqlite/migrations.ts";
 import { assertFails, assertOk, exists, runJson, writeText } from "./_util.ts";
 
 interface BackupJson {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mayAccess } from "../../src/core/brains.ts";
 import { TokenService } from "../../src/core/bearer_tokens.ts";
-import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite/sqlite_storage.ts";
 import { runEngram, tempDir } from "../helpers.ts";
 import { assertFails, assertOk, runJson } from "./_util.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { newId } from "../../src/core/ids.ts";
-import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite/sqlite_storage.ts";
 import { runEngram, tempDir } from "../helpers.ts";
-import { writeDoc } from "../storage/_store.ts";
+import { writeDoc } from "../storage/sqlite/_store.ts";
 import { assertFails, assertOk, runJson } from "./_util.ts";
 
 interface Doc {

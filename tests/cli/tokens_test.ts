@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { TOKEN_PATTERN, type TokenGrant, TokenService } from "../../src/core/bearer_tokens.ts";
-import { openSqliteStorage } from "../../src/storage/sqlite_storage.ts";
+import { openSqliteStorage } from "../../src/storage/sqlite/sqlite_storage.ts";
 import { type CliResult, runEngram, tempDir } from "../helpers.ts";
 import {
   ANSI,

@@ -3,7 +3,7 @@ import { EngramError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import type { JobRecord } from "../../src/core/types.ts";
 import { type JobHandler, JobRunner } from "../../src/core/job_runner.ts";
-import { openDatabase } from "../../src/storage/database.ts";
+import { openDatabase } from "../../src/storage/sqlite/database.ts";
 import { openService, tempDir } from "../helpers.ts";
 
 /** A fresh store with its default brain, and a way to enqueue jobs into it. */

@@ -1,6 +1,6 @@
 /** @module Query understanding (core/query_plan.ts): terms, their roles, what is searched. */
 import assert from "node:assert/strict";
-import { isFunctionWord, MAX_SEARCHED_TERMS, planQuery } from "../../src/core/query_plan.ts";
+import { isFunctionWord, MAX_SEARCHED_TERMS, planQuery } from "../../src/core/search/query_plan.ts";
 
 const searched = (text: string) =>
   planQuery(text).searched.map((t) => `${t.role}:${t.kind}:${t.words.join(" ")}`);

@@ -4,11 +4,11 @@
  * committed, and never call a model while holding the write lock.
  */
 import assert from "node:assert/strict";
-import { consolidate } from "../../src/core/consolidate.ts";
+import { consolidate } from "../../src/core/sessions/consolidate.ts";
 import { EngramError } from "../../src/core/errors.ts";
-import { extract, runExtraction } from "../../src/core/extraction.ts";
-import { keepFacts } from "../../src/core/facts.ts";
-import { reflect } from "../../src/core/reflect.ts";
+import { extract, runExtraction } from "../../src/core/sessions/extraction.ts";
+import { keepFacts } from "../../src/core/sessions/facts.ts";
+import { reflect } from "../../src/core/sessions/reflect.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { MemoryService } from "../../src/core/memory_service.ts";
 import type { DocumentChange } from "../../src/core/change_feed.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ADMIN, call, callErr, callOk, connectStdio, openService, tempDir } from "../helpers.ts";
-import { queueExtraction } from "../../src/core/extraction.ts";
-import { appendConversation, openSession } from "../../src/core/sessions.ts";
+import { queueExtraction } from "../../src/core/sessions/extraction.ts";
+import { appendConversation, openSession } from "../../src/core/sessions/sessions.ts";
 import type { Client } from "../../src/mcp/sdk_client.ts";
 import { rawCallWithProgress } from "./_raw_stdio.ts";
 

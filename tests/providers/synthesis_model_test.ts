@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { silentLogger } from "../../src/core/logger.ts";
-import { ask } from "../../src/core/ask.ts";
-import { decisions } from "../../src/core/decisions.ts";
-import { extractMeeting } from "../../src/core/meetings.ts";
-import { DecisionsInput, MeetingInput } from "../../src/core/synthesis_schemas.ts";
+import { ask } from "../../src/core/answering/ask.ts";
+import { decisions } from "../../src/core/synthesis/decisions.ts";
+import { extractMeeting } from "../../src/core/synthesis/meetings.ts";
+import { DecisionsInput, MeetingInput } from "../../src/core/synthesis/synthesis_schemas.ts";
 import { ModelStack } from "../../src/providers/stack.ts";
 import { OpenAiProvider } from "../../src/providers/openai.ts";
 import { type LlmServer, startLlmServer } from "../fixtures/llm_server.ts";

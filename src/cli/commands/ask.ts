@@ -1,9 +1,9 @@
 /** @module `engram ask`: a question answered from a brain, streamed, with its sources. */
-import { ask } from "../../core/ask.ts";
-import type { AskCitationEvent } from "../../core/citations.ts";
+import { ask } from "../../core/answering/ask.ts";
+import type { AskCitationEvent } from "../../core/answering/citations.ts";
 import { EngramError } from "../../core/errors.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
-import { AskInput } from "../../core/session_schemas.ts";
+import { AskInput } from "../../core/sessions/session_schemas.ts";
 import { commandInput, type CommandSpec, configFlags, intOption, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";

@@ -1,5 +1,5 @@
 /** @module `engram consolidate`: one consolidation pass over a brain or all brains, for cron. */
-import { consolidate, type ConsolidationReport } from "../../core/consolidate.ts";
+import { consolidate, type ConsolidationReport } from "../../core/sessions/consolidate.ts";
 import { EngramError } from "../../core/errors.ts";
 import { consolidationSummary } from "../../mcp/server/tools/consolidate.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";

@@ -1,6 +1,6 @@
 /** @module `engram decisions`: the decisions memory records, cited. */
-import { decisions } from "../../core/decisions.ts";
-import { DecisionsInput } from "../../core/synthesis_schemas.ts";
+import { decisions } from "../../core/synthesis/decisions.ts";
+import { DecisionsInput } from "../../core/synthesis/synthesis_schemas.ts";
 import {
   BRAIN_OPTION,
   commandInput,

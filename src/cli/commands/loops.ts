@@ -1,7 +1,7 @@
 /** @module `engram loops`: what is still open — tasks, unanswered questions, commitments. */
-import { openLoops } from "../../core/open_loops.ts";
+import { openLoops } from "../../core/synthesis/open_loops.ts";
 import { ownerAndDue } from "../../core/synthesis/item_text.ts";
-import { OpenLoopsInput } from "../../core/synthesis_schemas.ts";
+import { OpenLoopsInput } from "../../core/synthesis/synthesis_schemas.ts";
 import {
   BRAIN_OPTION,
   commandInput,

@@ -1,9 +1,9 @@
 /** @module `engram meeting`: meeting notes or a transcript turned into structure, optionally stored. */
 import { EngramError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
-import { extractMeeting, type MeetingResult } from "../../core/meetings.ts";
+import { extractMeeting, type MeetingResult } from "../../core/synthesis/meetings.ts";
 import { actionItemText } from "../../core/synthesis/item_text.ts";
-import { MeetingFields } from "../../core/synthesis_schemas.ts";
+import { MeetingFields } from "../../core/synthesis/synthesis_schemas.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
 import {
   BRAIN_OPTION,

@@ -1,7 +1,7 @@
 /** @module `engram pack`: a cited bundle of what memory holds, within a token budget. */
 import { normalizePath } from "../../core/markdown/naming.ts";
-import { pack } from "../../core/pack.ts";
-import { PackInput } from "../../core/synthesis_schemas.ts";
+import { pack } from "../../core/synthesis/pack.ts";
+import { PackInput } from "../../core/synthesis/synthesis_schemas.ts";
 import {
   BRAIN_OPTION,
   commandInput,

@@ -1,5 +1,5 @@
 /** @module The audit-log ports: a sink every call writes to, and the reader reports come from. */
-import type { AuditDrops, AuditSample } from "../audit_report.ts";
+import type { AuditDrops, AuditSample } from "../audit/audit_report.ts";
 import type { AuditEntry } from "../types.ts";
 
 /** Where audit rows go. Writing may be deferred and batched; it never fails the audited call. */

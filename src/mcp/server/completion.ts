@@ -7,9 +7,9 @@ import type { MemoryService } from "../../core/memory_service.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { CallerContext } from "../../core/types.ts";
 import { invalidParams, toMcpError } from "./mcp_errors.ts";
-import { PROMPTS } from "./prompt_catalogue.ts";
+import { PROMPTS } from "./prompts/prompt_catalogue.ts";
 import type { RecentQueries } from "./recent_queries.ts";
-import { RESOURCE_TEMPLATES } from "./resource_uris.ts";
+import { RESOURCE_TEMPLATES } from "./resources/resource_uris.ts";
 import { handleStrictly } from "./strict_handler.ts";
 
 /** Most values one completion returns (MCP's limit). */

@@ -5,7 +5,7 @@ import type { MemoryService } from "../../core/memory_service.ts";
 import type { CallerContext, Tier } from "../../core/types.ts";
 import type { IngestContext } from "../../ingest/context.ts";
 import type { MemoryModel } from "../../core/ports/language_model.ts";
-import type { ConsolidateSettings } from "../../core/consolidate.ts";
+import type { ConsolidateSettings } from "../../core/sessions/consolidate.ts";
 import type { JobRunner } from "../../core/job_runner.ts";
 import type { AuditSink } from "../../core/ports/audit_log.ts";
 import type { JobQueue } from "../../core/ports/job_queue.ts";

@@ -32,7 +32,7 @@ export class ExtractiveEngine implements MemoryModel {
   /** Answers with the best-matching source sentences, each followed by its `[n]` marker. */
   async answer(request: AnswerRequest): Promise<ModelAnswer> {
     if (request.strict) {
-      const { groundedAnswerText } = await import("../../core/grounding.ts");
+      const { groundedAnswerText } = await import("../../core/answering/grounding.ts");
       request.signal?.throwIfAborted();
       const text = groundedAnswerText(request.question, request.sources);
       await request.onDelta?.(text);

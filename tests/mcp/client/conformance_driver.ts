@@ -8,8 +8,8 @@
  */
 import { envFrom } from "../../../src/config/env.ts";
 import { HttpServerSchema } from "../../../src/config/mcp_servers.ts";
-import { gatherLaunchFacts } from "../../../src/mcp/client/launch_facts.ts";
-import { UpstreamSession } from "../../../src/mcp/client/upstream_session.ts";
+import { gatherLaunchFacts } from "../../../src/mcp/client/launch/launch_facts.ts";
+import { UpstreamSession } from "../../../src/mcp/client/session/upstream_session.ts";
 
 /** The tool each scenario expects to be called, with its arguments. */
 const CALLS: Record<string, [string, Record<string, unknown>] | null> = {

@@ -1,11 +1,15 @@
 /** @module Shared set-up for the governed-client launch tests: signed server configs, facts, probes. */
 import { envFrom } from "../../../src/config/env.ts";
 import { type StdioServerConfig, StdioServerSchema } from "../../../src/config/mcp_servers.ts";
-import { gatherLaunchFacts } from "../../../src/mcp/client/launch_facts.ts";
-import { manifestDigest } from "../../../src/mcp/client/launch_manifest.ts";
-import type { LaunchFacts } from "../../../src/mcp/client/launch_rules.ts";
-import { base64, type ReviewSigner, signDigest } from "../../../src/mcp/client/review_keys.ts";
-import { probeBubblewrap, type SandboxProbe } from "../../../src/mcp/client/sandbox.ts";
+import { gatherLaunchFacts } from "../../../src/mcp/client/launch/launch_facts.ts";
+import { manifestDigest } from "../../../src/mcp/client/launch/launch_manifest.ts";
+import type { LaunchFacts } from "../../../src/mcp/client/launch/launch_rules.ts";
+import {
+  base64,
+  type ReviewSigner,
+  signDigest,
+} from "../../../src/mcp/client/launch/review_keys.ts";
+import { probeBubblewrap, type SandboxProbe } from "../../../src/mcp/client/launch/sandbox.ts";
 
 /** The tree_server fixture. */
 export const TREE_SERVER = new URL("../../fixtures/upstream/tree_server.ts", import.meta.url)

@@ -6,7 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { StdioServerConfig } from "../../../src/config/mcp_servers.ts";
-import { type UpstreamEvent, UpstreamSession } from "../../../src/mcp/client/upstream_session.ts";
+import {
+  type UpstreamEvent,
+  UpstreamSession,
+} from "../../../src/mcp/client/session/upstream_session.ts";
 import { launchable } from "./launch_setup.ts";
 import { textOf, upstreamWorld } from "./upstream_setup.ts";
 

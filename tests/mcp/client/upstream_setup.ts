@@ -4,9 +4,9 @@
  */
 import type { McpServerConfig, StdioServerConfig } from "../../../src/config/mcp_servers.ts";
 import { HttpServerSchema } from "../../../src/config/mcp_servers.ts";
-import type { LineIO } from "../../../src/mcp/client/elicitation_prompt.ts";
-import type { LaunchFacts } from "../../../src/mcp/client/launch_rules.ts";
-import type { ReviewSigner } from "../../../src/mcp/client/review_keys.ts";
+import type { LineIO } from "../../../src/mcp/client/nested/elicitation_prompt.ts";
+import type { LaunchFacts } from "../../../src/mcp/client/launch/launch_rules.ts";
+import type { ReviewSigner } from "../../../src/mcp/client/launch/review_keys.ts";
 import { tempDir } from "../../helpers.ts";
 import { resultText } from "../../sdk_waits.ts";
 import { launchable, testFacts, testSigner } from "./launch_setup.ts";

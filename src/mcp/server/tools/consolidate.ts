@@ -1,7 +1,7 @@
 /** @module memory_consolidate. */
 import { z } from "zod";
-import { consolidate, type ConsolidationReport } from "../../../core/consolidate.ts";
-import { ConsolidateInput } from "../../../core/session_schemas.ts";
+import { consolidate, type ConsolidationReport } from "../../../core/sessions/consolidate.ts";
+import { ConsolidateInput } from "../../../core/sessions/session_schemas.ts";
 import { defineTool } from "../tool.ts";
 
 /** A one-paragraph account of a consolidation report (tool text and CLI output). */

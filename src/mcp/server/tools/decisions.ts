@@ -1,6 +1,6 @@
 /** @module memory_decisions: the decisions a brain records, cited. */
-import type { DecisionsResult } from "../../../core/decisions.ts";
-import { DecisionsInput } from "../../../core/synthesis_schemas.ts";
+import type { DecisionsResult } from "../../../core/synthesis/decisions.ts";
+import { DecisionsInput } from "../../../core/synthesis/synthesis_schemas.ts";
 import { DecisionsOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
@@ -15,7 +15,7 @@ export const memoryDecisions = defineTool({
   output: DecisionsOutputSchema,
   annotations: { ...READ_ONLY, idempotentHint: false },
   run: async (ctx, args) =>
-    (await import("../../../core/decisions.ts")).decisions(ctx, ctx.caller, args, {
+    (await import("../../../core/synthesis/decisions.ts")).decisions(ctx, ctx.caller, args, {
       signal: ctx.signal,
     }),
   summary: (r: DecisionsResult) => {

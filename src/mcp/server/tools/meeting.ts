@@ -1,7 +1,7 @@
 /** @module memory_meeting_extract: meeting notes or a transcript turned into structure. */
-import type { MeetingResult } from "../../../core/meetings.ts";
+import type { MeetingResult } from "../../../core/synthesis/meetings.ts";
 import { actionItemText } from "../../../core/synthesis/item_text.ts";
-import { MeetingInput } from "../../../core/synthesis_schemas.ts";
+import { MeetingInput } from "../../../core/synthesis/synthesis_schemas.ts";
 import { MeetingOutputSchema } from "../output_schemas.ts";
 import { defineTool } from "../tool.ts";
 
@@ -22,7 +22,7 @@ export const memoryMeetingExtract = defineTool({
     openWorldHint: false,
   },
   run: async (ctx, args) =>
-    (await import("../../../core/meetings.ts")).extractMeeting(ctx, ctx.caller, args, {
+    (await import("../../../core/synthesis/meetings.ts")).extractMeeting(ctx, ctx.caller, args, {
       signal: ctx.signal,
     }),
   summary: (r: MeetingResult) => {

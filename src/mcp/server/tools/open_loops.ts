@@ -1,7 +1,7 @@
 /** @module memory_open_loops: unchecked tasks, unanswered questions and commitments. */
-import type { OpenLoop, OpenLoopsResult } from "../../../core/open_loops.ts";
+import type { OpenLoop, OpenLoopsResult } from "../../../core/synthesis/open_loops.ts";
 import { ownerAndDue } from "../../../core/synthesis/item_text.ts";
-import { OpenLoopsInput } from "../../../core/synthesis_schemas.ts";
+import { OpenLoopsInput } from "../../../core/synthesis/synthesis_schemas.ts";
 import { OpenLoopsOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
@@ -19,7 +19,7 @@ export const memoryOpenLoops = defineTool({
   output: OpenLoopsOutputSchema,
   annotations: READ_ONLY,
   run: async (ctx, args) =>
-    (await import("../../../core/open_loops.ts")).openLoops(ctx, ctx.caller, args),
+    (await import("../../../core/synthesis/open_loops.ts")).openLoops(ctx, ctx.caller, args),
   summary: (r: OpenLoopsResult) => {
     const c = r.open_counts;
     const head = `${

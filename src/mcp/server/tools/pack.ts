@@ -1,6 +1,6 @@
 /** @module memory_pack: a cited bundle of what memory holds, within a token budget. */
-import type { PackResult } from "../../../core/pack.ts";
-import { PackInput } from "../../../core/synthesis_schemas.ts";
+import type { PackResult } from "../../../core/synthesis/pack.ts";
+import { PackInput } from "../../../core/synthesis/synthesis_schemas.ts";
 import { PackOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
@@ -15,7 +15,8 @@ export const memoryPack = defineTool({
   output: PackOutputSchema,
   annotations: READ_ONLY,
   // The core module (and the tokenizer it loads) is imported on first use, not at start-up.
-  run: async (ctx, args) => (await import("../../../core/pack.ts")).pack(ctx, ctx.caller, args),
+  run: async (ctx, args) =>
+    (await import("../../../core/synthesis/pack.ts")).pack(ctx, ctx.caller, args),
   summary: (r: PackResult) => {
     if (r.sources.length === 0) return r.note ?? "Nothing to pack.";
     const cut = r.truncated ? "; truncated to fit" : "";

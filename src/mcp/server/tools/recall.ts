@@ -1,9 +1,9 @@
 /** @module memory_recall and memory_ask: retrieval shaped by a session, and cited answers. */
 import { z } from "zod";
-import { ask, type AskResult } from "../../../core/ask.ts";
+import { ask, type AskResult } from "../../../core/answering/ask.ts";
 import type { SearchResult } from "../../../core/memory_service.ts";
-import { recall, type RecallResult } from "../../../core/recall.ts";
-import { AskInput, RecallInput } from "../../../core/session_schemas.ts";
+import { recall, type RecallResult } from "../../../core/sessions/recall.ts";
+import { AskInput, RecallInput } from "../../../core/sessions/session_schemas.ts";
 import { SearchHitSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { searchSummary } from "./search.ts";

@@ -1,8 +1,8 @@
 /** @module memory_extract and memory_reflect: handing over conversations and closing sessions. */
 import { z } from "zod";
-import { extract, type ExtractResult } from "../../../core/extraction.ts";
-import { reflect, type ReflectResult } from "../../../core/reflect.ts";
-import { ExtractInput, ReflectInput } from "../../../core/session_schemas.ts";
+import { extract, type ExtractResult } from "../../../core/sessions/extraction.ts";
+import { reflect, type ReflectResult } from "../../../core/sessions/reflect.ts";
+import { ExtractInput, ReflectInput } from "../../../core/sessions/session_schemas.ts";
 import { DocumentRecordSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool } from "../tool.ts";
 

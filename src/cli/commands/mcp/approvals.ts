@@ -1,0 +1,283 @@
+/**
+ * @module `engram mcp approvals`: the operator's approvals of upstream tools, prompts and resource
+ * templates — list (with each one's state against what the server lists now), approve, revoke,
+ * diff — and the lockfile (export, import, verify). Approvals are the operator's alone: no agent
+ * tool can change them.
+ */
+import { EngramError } from "../../../core/errors.ts";
+import type { ApprovedKind } from "../../../core/ports/approval_store.ts";
+import type { Tier } from "../../../core/types.ts";
+import {
+  approvable,
+  capabilityIn,
+  definitionDiff,
+} from "../../../mcp/client/approvals/approval_actions.ts";
+import { approvalOf } from "../../../mcp/client/approvals/capability_review.ts";
+import type { CapabilityStatus } from "../../../mcp/client/approvals/capability_states.ts";
+import { type CatalogEntry, findEntry } from "../../../mcp/client/upstream_catalog.ts";
+import { type CommandSpec, configFlags, type Parsed, parseOrHelp, usageError } from "../../args.ts";
+import type { CommandContext } from "../../context.ts";
+import { EXIT } from "../../exit_codes.ts";
+import { table } from "../../output.ts";
+import { reviewServers, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
+import { approvalBook } from "../../upstream_wiring.ts";
+import { confirmOnTerminal } from "../../confirm.ts";
+import { approvalsLockCommand } from "./approvals_lock.ts";
+
+/** Usage of `engram mcp approvals`. */
+export const MCP_APPROVALS_SPEC: CommandSpec = {
+  name: "mcp approvals",
+  usage:
+    "engram mcp approvals [list] [SERVER] | approve SERVER (NAME | --all-pending [--yes]) [--kind K] [--expose TIER|none] | revoke SERVER NAME [--kind K] | diff SERVER NAME [--kind K] | export FILE | import FILE | verify [--lock FILE]",
+  summary:
+    "Upstream tools, prompts and resource templates are off until approved, and an approval pins the exact definition: when the server changes it, the approval lapses (state changed) until approved again. list shows every capability's state (pending, approved, changed, revoked, missing) and exposure; approve (optionally --expose read|write|admin to offer a tool to agents as mcp_<server>_<tool>) and revoke change one; diff shows what changed; export/import/verify work with a committable mcp-lock.json (verify exits 1 on drift, for CI).",
+  options: {
+    kind: { type: "string", help: "K  tool, prompt or template, when a name is ambiguous" },
+    expose: {
+      type: "string",
+      help: "TIER  offer an approved tool to agents at read|write|admin (none: not exposed)",
+    },
+    "all-pending": { type: "boolean", help: "approve every pending capability of SERVER" },
+    yes: { type: "boolean", help: "with --all-pending: no confirmation (needed off a terminal)" },
+    lock: {
+      type: "string",
+      help: "FILE  verify against this lockfile (default mcp.approvals_lock)",
+    },
+    json: { type: "boolean", help: "print as JSON" },
+  },
+  positionals: [0, 3],
+};
+
+const VERBS = new Set(["list", "approve", "revoke", "diff", "export", "import", "verify"]);
+
+/** Runs `engram mcp approvals …`. */
+export async function mcpApprovals(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, MCP_APPROVALS_SPEC, ctx.out);
+  if (!args) return 0;
+  const [first, ...rest] = args.positionals;
+  const verb = first === undefined || !VERBS.has(first) ? "list" : first;
+  const operands = verb === "list" && first !== "list" ? args.positionals : rest;
+  if (verb === "export" || verb === "import" || verb === "verify") {
+    return await approvalsLockCommand(verb, { args, operands, ctx });
+  }
+  const kind = kindOf(args);
+  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
+    switch (verb) {
+      case "list":
+        return await list(u, ctx, { server: operands[0], json: args.values.json === true });
+      case "approve":
+        return await approve(u, ctx, { args, operands, kind });
+      case "revoke":
+        return await revoke(u, ctx, { operands, kind, json: args.values.json === true });
+      default:
+        return await diff(u, ctx, { operands, kind, json: args.values.json === true });
+    }
+  });
+}
+
+async function list(
+  u: UpstreamSetup,
+  ctx: CommandContext,
+  o: { server?: string; json: boolean },
+): Promise<number> {
+  const entries = o.server === undefined ? u.catalog : [findEntry(u.catalog, o.server)];
+  const reviews = await reviewServers(u, ctx, entries, { interactive: true });
+  const rows = reviews.flatMap((r) => r.states.map((s) => ({ review: r, s })));
+  if (o.json) {
+    ctx.out.json(rows.map(({ review, s }) => ({
+      server: s.server,
+      kind: s.kind,
+      name: s.name,
+      state: s.state,
+      reachable: review.reachable,
+      pin: s.live?.pin ?? null,
+      approved_pin: s.approval?.pin ?? null,
+      expose: s.approval?.expose_tier ?? null,
+      ...(s.renamed_from ? { renamed_from: s.renamed_from } : {}),
+    })));
+    return 0;
+  }
+  for (const r of reviews.filter((r) => !r.reachable)) {
+    ctx.out.warn(
+      `${r.server}: not reached (${r.error?.message}); its approvals are shown as stored`,
+    );
+  }
+  if (rows.length === 0) {
+    ctx.out.line("nothing to approve: no server listed a tool, prompt or resource template");
+    return 0;
+  }
+  ctx.out.line(table([
+    ["server", "kind", "name", "state", "exposed", "note"],
+    ...rows.map(({ s }) => [
+      s.server,
+      s.kind,
+      s.name,
+      s.state,
+      s.approval?.state === "approved" && s.approval.expose_tier ? s.approval.expose_tier : "-",
+      s.renamed_from ? `same definition as approved ${s.renamed_from}: review it again` : "",
+    ]),
+  ]));
+  return 0;
+}
+
+async function approve(
+  u: UpstreamSetup,
+  ctx: CommandContext,
+  o: { args: Parsed; operands: string[]; kind?: ApprovedKind },
+): Promise<number> {
+  const all = o.args.values["all-pending"] === true;
+  const [server, name] = o.operands;
+  if (server === undefined || (name === undefined) === !all) {
+    throw usageError(MCP_APPROVALS_SPEC, "approve takes SERVER and NAME, or SERVER --all-pending");
+  }
+  const entry = findEntry(u.catalog, server);
+  const expose = exposeOf(o.args, entry, name);
+  const [review] = await reviewServers(u, ctx, [entry], { interactive: true });
+  if (!review.reachable) throw review.error!;
+  const targets = all
+    ? review.states.filter((s) => s.state === "pending" && (!o.kind || s.kind === o.kind))
+    : [capabilityIn(review, name, o.kind)];
+  if (all && targets.length === 0) {
+    ctx.out.line(`${entry.config.name} has nothing pending`);
+    return 0;
+  }
+  if (all && o.args.values.yes !== true) {
+    const listed = targets.map((s) => `${s.kind} ${s.name}`).join(", ");
+    const ok = await confirmOnTerminal(ctx, {
+      question:
+        `approve ${targets.length} pending capabilities of ${entry.config.name} (${listed})? [y/N] `,
+      offTerminal:
+        "approving everything pending needs a person: run it on a terminal, or add --yes",
+    });
+    if (!ok) {
+      ctx.out.line("nothing approved");
+      return EXIT.error;
+    }
+  }
+  if (!all && expose !== undefined && targets[0].kind !== "tool") {
+    // Only tools are offered to agents (as mcp_<server>_<tool>); a tier means nothing to a prompt.
+    ctx.out.warn(
+      `--expose applies to tools only; ${targets[0].kind} ${entry.config.name} ${
+        targets[0].name
+      } is approved without it`,
+    );
+  }
+  const book = approvalBook(u);
+  const at = new Date().toISOString();
+  for (const status of targets) {
+    const live = approvable(status);
+    await book.put(approvalOf(entry.config.name, live, {
+      identity: review.identity,
+      expose: status.kind === "tool" ? expose ?? status.approval?.expose_tier ?? null : null,
+      by: ctx.env.get("USER") ?? "operator",
+      at,
+    }));
+  }
+  for (const status of targets) {
+    ctx.out.line(
+      `approved ${status.kind} ${entry.config.name} ${status.name}${
+        status.kind === "tool" && (expose ?? status.approval?.expose_tier)
+          ? ` (exposed to agents at tier ${expose ?? status.approval?.expose_tier})`
+          : ""
+      }${book.source === "database" ? "" : ` in ${book.source}`}`,
+    );
+  }
+  return 0;
+}
+
+async function revoke(
+  u: UpstreamSetup,
+  ctx: CommandContext,
+  o: { operands: string[]; kind?: ApprovedKind; json: boolean },
+): Promise<number> {
+  const [server, name] = serverAndName(o.operands, "revoke");
+  const entry = findEntry(u.catalog, server);
+  const book = approvalBook(u);
+  const mine = (await book.list(entry.config.name)).filter((a) =>
+    a.name === name && (!o.kind || a.kind === o.kind)
+  );
+  if (mine.length !== 1) {
+    throw new EngramError(
+      mine.length ? "invalid_argument" : "not_found",
+      mine.length
+        ? `${entry.config.name} has approvals of a ${
+          mine.map((m) => m.kind).join(" and a ")
+        } named "${name}"; say which with --kind`
+        : `${entry.config.name} has no approval of "${name}"; list them with: engram mcp approvals ${entry.config.name}`,
+    );
+  }
+  await book.put({ ...mine[0], state: "revoked", revoked_at: new Date().toISOString() });
+  ctx.out.line(`revoked ${mine[0].kind} ${entry.config.name} ${name}`);
+  return 0;
+}
+
+async function diff(
+  u: UpstreamSetup,
+  ctx: CommandContext,
+  o: { operands: string[]; kind?: ApprovedKind; json: boolean },
+): Promise<number> {
+  const [server, name] = serverAndName(o.operands, "diff");
+  const [review] = await reviewServers(u, ctx, [findEntry(u.catalog, server)], {
+    interactive: true,
+  });
+  const status: CapabilityStatus = capabilityIn(review, name, o.kind);
+  const patch = definitionDiff(status);
+  if (o.json) {
+    ctx.out.json({
+      server: status.server,
+      kind: status.kind,
+      name: status.name,
+      state: status.state,
+      approved: status.approval?.definition ?? null,
+      live: status.live?.definition ?? null,
+      diff: patch,
+    });
+  } else if (patch === "") {
+    ctx.out.line(
+      `${status.kind} ${status.server} ${status.name} is ${status.state}; no difference`,
+    );
+  } else {
+    ctx.out.line(`${status.kind} ${status.server} ${status.name} is ${status.state}:`);
+    ctx.out.line(patch);
+  }
+  return 0;
+}
+
+function kindOf(args: Parsed): ApprovedKind | undefined {
+  const kind = args.values.kind as string | undefined;
+  if (kind === undefined) return undefined;
+  if (kind === "tool" || kind === "prompt" || kind === "template") return kind;
+  throw usageError(MCP_APPROVALS_SPEC, `--kind must be tool, prompt or template, not "${kind}"`);
+}
+
+/** The --expose tier; refused when the server's YAML sets the exposure of this tool. */
+function exposeOf(args: Parsed, entry: CatalogEntry, name?: string): Tier | null | undefined {
+  const raw = args.values.expose as string | undefined;
+  if (raw === undefined) return undefined;
+  if (raw !== "read" && raw !== "write" && raw !== "admin" && raw !== "none") {
+    throw usageError(
+      MCP_APPROVALS_SPEC,
+      `--expose must be read, write, admin or none, not "${raw}"`,
+    );
+  }
+  const yaml = entry.config.expose;
+  const at = entry.yaml.expose;
+  if (at && (yaml?.tier !== undefined || (name !== undefined && yaml?.tools[name] !== undefined))) {
+    throw new EngramError(
+      "conflict",
+      `the exposure of ${entry.config.name}${
+        name ? ` ${name}` : ""
+      } is set in ${at.file}:${at.line}, and the config file wins; change it there`,
+    );
+  }
+  return raw === "none" ? null : raw;
+}
+
+/** The SERVER and NAME operands of a verb that takes both. */
+function serverAndName(operands: string[], verb: string): [string, string] {
+  const [server, name] = operands;
+  if (server === undefined || name === undefined) {
+    throw usageError(MCP_APPROVALS_SPEC, `${verb} takes SERVER and NAME`);
+  }
+  return [server, name];
+}

@@ -1,0 +1,220 @@
+/**
+ * @module `engram mcp call NAME TOOL` and `engram mcp read-resource NAME URI`: the operator calling
+ * an upstream tool (approved ones; `--unapproved` to try one under review) or reading a resource,
+ * with progress on a terminal. Upstream text is printed with control characters shown, never
+ * obeyed; `--json` prints the result exactly as the server sent it.
+ */
+import { resolve } from "node:path";
+import { EngramError } from "../../../core/errors.ts";
+import { nearestNames } from "../../../core/text/edit_distance.ts";
+import { pinListed, serverIdentity } from "../../../mcp/client/approvals/capability_pins.ts";
+import { strictJsonError } from "../../../mcp/client/import/json_with_comments.ts";
+import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
+import type { UpstreamSession } from "../../../mcp/client/session/upstream_session.ts";
+import type { CallToolResult, ReadResourceResult } from "../../../mcp/sdk.ts";
+import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
+import type { CommandContext } from "../../context.ts";
+import { EXIT } from "../../exit_codes.ts";
+import { terminalProgress } from "../../progress.ts";
+import { connectUpstreams, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
+import { approvalBook } from "../../upstream_wiring.ts";
+
+/** Usage of `engram mcp call`. */
+export const MCP_CALL_SPEC: CommandSpec = {
+  name: "mcp call",
+  usage: "engram mcp call NAME TOOL [--args JSON | --args-file FILE] [--unapproved] [--json]",
+  summary:
+    "Call tool TOOL of upstream server NAME with the given arguments (a JSON object) and print the result; a progress bar shows on a terminal. The tool must be approved as it is listed now (engram mcp approvals); --unapproved calls it anyway, for reviewing it. An error result exits 1.",
+  options: {
+    args: { type: "string", help: "JSON  the arguments, a JSON object (default {})" },
+    "args-file": {
+      type: "string",
+      help: "FILE  read the arguments from a JSON file (- for stdin)",
+    },
+    unapproved: { type: "boolean", help: "call a tool that is not approved as listed now" },
+    json: { type: "boolean", help: "print the result as JSON, exactly" },
+  },
+  positionals: [2, 2],
+};
+
+/** Usage of `engram mcp read-resource`. */
+export const MCP_READ_RESOURCE_SPEC: CommandSpec = {
+  name: "mcp read-resource",
+  usage: "engram mcp read-resource NAME URI [--json]",
+  summary:
+    "Read resource URI of upstream server NAME and print its text (binary contents are described; --json gives them base64-encoded, exactly as sent).",
+  options: { json: { type: "boolean", help: "print the result as JSON, exactly" } },
+  positionals: [2, 2],
+};
+
+/** Runs `engram mcp call`. */
+export async function mcpCall(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, MCP_CALL_SPEC, ctx.out);
+  if (!args) return 0;
+  const [name, tool] = args.positionals;
+  const toolArgs = await readArguments(args.values, ctx);
+  const json = args.values.json === true;
+  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
+    const entry = findEntry(u.catalog, name);
+    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
+    try {
+      const session = await connections.session(entry.config.name);
+      await checkApproved(u, session, { tool, unapproved: args.values.unapproved === true });
+      const progress = terminalProgress(ctx, `${entry.config.name} ${tool}`, json);
+      let result: CallToolResult;
+      try {
+        result = await session.callTool(tool, toolArgs, {
+          onprogress: (p) => progress.update(p.progress, p.total ?? p.progress + 1),
+        });
+      } finally {
+        progress.done();
+      }
+      if (json) ctx.out.json(result);
+      else printContent(ctx, result.content ?? [], result.structuredContent);
+      if (result.isError) {
+        ctx.out.warn(`upstream ${entry.config.name} tool ${tool} returned an error result`);
+        return EXIT.error;
+      }
+      return EXIT.ok;
+    } finally {
+      await connections.closeAll();
+    }
+  });
+}
+
+/** Runs `engram mcp read-resource`. */
+export async function mcpReadResource(argv: string[], ctx: CommandContext): Promise<number> {
+  const args = parseOrHelp(argv, MCP_READ_RESOURCE_SPEC, ctx.out);
+  if (!args) return 0;
+  const [name, uri] = args.positionals;
+  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
+    const entry = findEntry(u.catalog, name);
+    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
+    try {
+      const session = await connections.session(entry.config.name);
+      const result: ReadResourceResult = await session.readResource(uri);
+      if (args.values.json) ctx.out.json(result);
+      else {
+        for (const c of result.contents) {
+          if ("text" in c && typeof c.text === "string") {
+            ctx.out.write(c.text.endsWith("\n") ? c.text : `${c.text}\n`);
+          } else {
+            const blob = (c as { blob?: string }).blob ?? "";
+            ctx.out.line(
+              `[${c.mimeType ?? "binary"} content of ${c.uri}, ${
+                base64Bytes(blob)
+              } bytes; use --json for its base64]`,
+            );
+          }
+        }
+      }
+      return EXIT.ok;
+    } finally {
+      await connections.closeAll();
+    }
+  });
+}
+
+/** The tool's arguments from --args or --args-file: a JSON object, or a usage error saying where. */
+async function readArguments(
+  values: Record<string, unknown>,
+  ctx: CommandContext,
+): Promise<Record<string, unknown>> {
+  if (values.args !== undefined && values["args-file"] !== undefined) {
+    throw usageError(MCP_CALL_SPEC, "give --args or --args-file, not both");
+  }
+  let text = values.args as string | undefined;
+  let where = "--args";
+  const file = values["args-file"] as string | undefined;
+  if (file !== undefined) {
+    where = file === "-" ? "stdin" : resolve(ctx.cwd, file);
+    try {
+      text = file === "-" ? await new Response(ctx.stdin).text() : await Deno.readTextFile(where);
+    } catch (err) {
+      throw new EngramError(
+        "invalid_argument",
+        `cannot read --args-file ${where}: ${(err as Error).message}`,
+      );
+    }
+  }
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw usageError(
+      MCP_CALL_SPEC,
+      `${where} is not JSON: ${strictJsonError(text) ?? "not a JSON value"}`,
+    );
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw usageError(MCP_CALL_SPEC, `${where} must be a JSON object of the tool's arguments`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The tool exists upstream (else `not_found` with the nearest names) and is approved as listed now
+ * (else `forbidden` saying what to do), unless `--unapproved`.
+ */
+async function checkApproved(
+  u: UpstreamSetup,
+  session: UpstreamSession,
+  o: { tool: string; unapproved: boolean },
+): Promise<void> {
+  const tools = await session.listTools();
+  const listed = tools.find((t) => t.name === o.tool);
+  const server = session.name;
+  if (!listed) {
+    const near = nearestNames(o.tool, tools.map((t) => t.name));
+    throw new EngramError(
+      "not_found",
+      `upstream ${server} has no tool "${o.tool}"${
+        near.length ? `; nearest: ${near.join(", ")}` : ""
+      }; list its tools with: engram mcp discover ${server}`,
+    );
+  }
+  if (o.unapproved) return;
+  const live = await pinListed("tool", listed, await serverIdentity(session.server));
+  const approval = await approvalBook(u).find({ server, kind: "tool", name: o.tool });
+  if (approval?.state === "approved" && approval.pin === live.pin) return;
+  const why = !approval
+    ? "is not approved"
+    : approval.state === "revoked"
+    ? "was revoked"
+    : "changed since it was approved (its approval lapsed)";
+  throw new EngramError(
+    "forbidden",
+    `upstream ${server} tool ${o.tool} ${why}; review it with: engram mcp approvals diff ${server} ${o.tool}, approve it with: engram mcp approvals approve ${server} ${o.tool}, or call it once with --unapproved`,
+  );
+}
+
+/** The byte length of base64 data. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor(data.length * 3 / 4) - padding;
+}
+
+/** Prints a result's content blocks for a person. */
+function printContent(
+  ctx: CommandContext,
+  content: CallToolResult["content"],
+  structured: unknown,
+): void {
+  for (const block of content) {
+    if (block.type === "text") ctx.out.line(block.text);
+    else if (block.type === "image" || block.type === "audio") {
+      ctx.out.line(
+        `[${block.type} ${block.mimeType}, ${base64Bytes(block.data)} bytes]`,
+      );
+    } else if (block.type === "resource_link") ctx.out.line(`[resource link ${block.uri}]`);
+    else if (block.type === "resource") {
+      const r = block.resource as { uri: string; text?: string };
+      ctx.out.line(r.text ?? `[embedded resource ${r.uri}]`);
+    }
+  }
+  if (structured !== undefined) {
+    ctx.out.line("structured content:");
+    ctx.out.line(JSON.stringify(structured, null, 2));
+  }
+}

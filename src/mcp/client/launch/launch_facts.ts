@@ -1,0 +1,47 @@
+/**
+ * @module Gathers the facts the launch rules judge against: the review keys and global allowlist
+ * from the config, Deno's run permissions, command locations on PATH, and one bubblewrap probe.
+ * Gather once per process (or per doctor run) and reuse: the probe starts a process.
+ */
+import type { EnvSnapshot } from "../../../config/env.ts";
+import { REVIEWED_LAUNCHERS } from "../../../config/permissions.ts";
+import { grantedRunList, runAllowed } from "./allow_run.ts";
+import { locateCommand } from "./command_path.ts";
+import type { LaunchFacts } from "./launch_rules.ts";
+import { probeBubblewrap, type SandboxProbe } from "./sandbox.ts";
+
+/** The `mcp:` settings the rules read. */
+export interface LaunchSettings {
+  review_keys: readonly string[];
+  stdio_allowed_commands: readonly string[];
+}
+
+/** Facts for the launch rules. `sandbox` skips the probe (tests, or no restricted server). */
+export async function gatherLaunchFacts(
+  mcp: LaunchSettings,
+  options: { env: EnvSnapshot; dataDir: string; bwrap?: string; sandbox?: SandboxProbe },
+): Promise<LaunchFacts> {
+  const path = options.env.get("PATH");
+  const locate = (command: string) => locateCommand(command, path);
+  const sandbox = options.sandbox ?? await probeBubblewrap({ bwrap: options.bwrap, path });
+  return {
+    reviewKeys: mcp.review_keys,
+    allowedCommands: mcp.stdio_allowed_commands,
+    env: options.env,
+    dataDir: options.dataDir,
+    sandbox,
+    runAllowed,
+    grantedRunList: grantedRunList({
+      candidates: REVIEWED_LAUNCHERS,
+      installed: (c) => locate(c) !== null,
+    }),
+    locate,
+    isDirectory: (p) => {
+      try {
+        return Deno.statSync(p).isDirectory;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * @module Starting a stdio upstream server as a process, only after every launch rule passes:
+ * minimal environment, only stdin/stdout/stderr, its own session and process group, working
+ * directory `<data dir>/sandboxes/<server>` (0700) unless `cwd` is set, and under `restricted`
+ * inside bubblewrap. Stopping follows MCP's stdio shutdown: close stdin, then SIGTERM, then
+ * SIGKILL, each to the whole process group, so helpers a server started go with it.
+ */
+import type { StdioServerConfig } from "../../../config/mcp_servers.ts";
+import { EngramError } from "../../../core/errors.ts";
+import { settlesWithin } from "../../../core/settles_within.ts";
+import { launchEnvironment } from "./launch_env.ts";
+import {
+  blockedMessage,
+  evaluateLaunch,
+  type LaunchFacts,
+  type LaunchVerdict,
+} from "./launch_rules.ts";
+import { bwrapArgs, prepareSandboxDir } from "./sandbox.ts";
+
+/** How a server process ended. */
+export interface ProcessExit {
+  code: number;
+  signal: Deno.Signal | null;
+}
+
+/** A running stdio server. The MCP client transport sits on `stdin` and `stdout`. */
+export interface StdioProcess {
+  readonly server: string;
+  /** The process engram started: the server itself, or bwrap under `restricted`. */
+  readonly pid: number;
+  readonly profile: "restricted" | "standard";
+  readonly sandboxDir: string;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** The last bytes the server wrote to stderr (untrusted text: sanitise before printing). */
+  stderrText(): string;
+  /** Settles when the process has ended and its group was cleared. */
+  readonly exited: Promise<ProcessExit>;
+  /** Closes stdin, then TERM, then KILL to the group, `graceMs` apart; resolves when it is gone. */
+  stop(options?: { graceMs?: number }): Promise<ProcessExit>;
+}
+
+/** Options of startStdioServer. */
+export interface StartOptions {
+  facts: LaunchFacts;
+  /**
+   * The verdict of evaluateLaunch for this server and these facts, when the caller has just
+   * evaluated it (a connection does, to tell a blocked server apart); evaluated here otherwise.
+   */
+  verdict?: LaunchVerdict;
+  /** Wait between the stop steps; default 2000 ms. */
+  graceMs?: number;
+  /** How much of stderr to keep (the latest bytes); default 64 KiB. */
+  stderrBytes?: number;
+}
+
+/**
+ * Evaluates the launch rules (unless `options.verdict` holds them) and starts the server when all
+ * pass. A blocked server throws `forbidden` naming the rule and the fix, and no process is started.
+ */
+export async function startStdioServer(
+  server: StdioServerConfig,
+  options: StartOptions,
+): Promise<StdioProcess> {
+  const { facts } = options;
+  const verdict = options.verdict ?? await evaluateLaunch(server, facts);
+  if (verdict.blocked) {
+    throw new EngramError("forbidden", blockedMessage(server.name, verdict.blocked));
+  }
+  const command = server.command as string; // the command_token rule passed
+  const sandboxDir = await prepareSandboxDir(facts.dataDir, server.name);
+  // The cwd rule judged this very path (`~` expanded); the process runs in it.
+  const cwd = verdict.cwd;
+  const restricted = server.sandbox_profile === "restricted";
+  const { vars } = launchEnvironment(server.env, {
+    env: facts.env,
+    home: restricted ? sandboxDir : undefined,
+  });
+  const program = restricted && facts.sandbox.ok ? facts.sandbox.bwrap : command;
+  const args = restricted
+    ? bwrapArgs({ sandboxDir, cwd, network: server.network }, { command, args: server.args })
+    : server.args;
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(program, {
+      args,
+      cwd: restricted ? sandboxDir : cwd ?? sandboxDir,
+      clearEnv: true,
+      env: vars,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      // setsid(): its own session and process group, so the group can be signalled as one.
+      detached: true,
+    }).spawn();
+  } catch (err) {
+    throw spawnError(server.name, program, err);
+  }
+  return track(child, {
+    server: server.name,
+    profile: restricted ? "restricted" : "standard",
+    sandboxDir,
+    graceMs: options.graceMs ?? 2000,
+    stderrBytes: options.stderrBytes ?? 64 * 1024,
+  });
+}
+
+function track(
+  child: Deno.ChildProcess,
+  o: {
+    server: string;
+    profile: "restricted" | "standard";
+    sandboxDir: string;
+    graceMs: number;
+    stderrBytes: number;
+  },
+): StdioProcess {
+  const stderr = keepTail(child.stderr, o.stderrBytes);
+  const signal = (sig: Deno.Signal) => signalGroup(child, sig);
+  const exited: Promise<ProcessExit> = child.status.then(async (status) => {
+    // The leader is gone; whatever it left running in its group goes too.
+    await signal("SIGKILL");
+    await stderr.done;
+    return { code: status.code, signal: status.signal };
+  });
+  let stopping: Promise<ProcessExit> | null = null;
+  return {
+    server: o.server,
+    pid: child.pid,
+    profile: o.profile,
+    sandboxDir: o.sandboxDir,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderrText: stderr.text,
+    exited,
+    stop(options = {}) {
+      stopping ??= (async () => {
+        const grace = options.graceMs ?? o.graceMs;
+        if (!child.stdin.locked) await child.stdin.close().catch(() => {});
+        if (!await settlesWithin(exited, grace)) {
+          await signal("SIGTERM");
+          if (!await settlesWithin(exited, grace)) await signal("SIGKILL");
+        }
+        const result = await exited;
+        if (!child.stdout.locked) await child.stdout.cancel().catch(() => {});
+        return result;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Signals the process group through the `kill` program: `Deno.kill` refuses negative pids under a
+ * list-valued `--allow-run`. Where `kill` cannot run, only the leader is signalled (under
+ * `restricted` that is bwrap, whose PID namespace ends every process inside with it).
+ */
+async function signalGroup(child: Deno.ChildProcess, signal: Deno.Signal): Promise<void> {
+  try {
+    await new Deno.Command("kill", {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch {
+    // kill is not installed or not in this binary's allow-run list.
+  }
+  try {
+    child.kill(signal);
+  } catch {
+    // Already exited.
+  }
+}
+
+/**
+ * Reads a stream to its end, keeping only its last `limit` bytes. Chunks are kept as read (the
+ * oldest one trimmed) and joined only when the text is asked for, so a chatty server costs no
+ * copy of the whole tail per chunk.
+ */
+function keepTail(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): { text: () => string; done: Promise<void> } {
+  const chunks: Uint8Array[] = [];
+  let head = 0; // chunks before it were dropped
+  let size = 0; // bytes in chunks[head..]
+  let dropped = 0;
+  const drop = (bytes: number) => {
+    size -= bytes;
+    dropped += bytes;
+  };
+  const done = (async () => {
+    try {
+      for await (const chunk of stream) {
+        chunks.push(chunk);
+        size += chunk.length;
+        while (size > limit) {
+          const first = chunks[head];
+          const excess = size - limit;
+          if (first.length > excess) {
+            chunks[head] = first.subarray(excess);
+            drop(excess);
+          } else {
+            chunks[head++] = EMPTY;
+            drop(first.length);
+          }
+        }
+        // Forget dropped chunks once they are half the list: amortised constant per chunk.
+        if (head > chunks.length / 2) {
+          chunks.splice(0, head);
+          head = 0;
+        }
+      }
+    } catch {
+      // The pipe broke with the process; what was read is kept.
+    }
+  })();
+  return {
+    text: () => {
+      const kept = new Uint8Array(size);
+      let at = 0;
+      for (let i = head; i < chunks.length; i++) {
+        kept.set(chunks[i], at);
+        at += chunks[i].length;
+      }
+      return (dropped ? `[${dropped} earlier bytes dropped]\n` : "") +
+        new TextDecoder().decode(kept);
+    },
+    done,
+  };
+}
+
+const EMPTY = new Uint8Array(0);
+
+function spawnError(server: string, program: string, err: unknown): EngramError {
+  const what = `mcp server ${JSON.stringify(server)}: ${JSON.stringify(program)}`;
+  if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
+    return new EngramError(
+      "forbidden",
+      `${what} is not in this binary's allow-run list, so Deno refused to start it; build with it: deno task compile --allow-run=...`,
+      { cause: err },
+    );
+  }
+  return new EngramError(
+    "invalid_argument",
+    `${what} could not be started: ${(err as Error).message}; run engram mcp doctor ${server}`,
+    { cause: err },
+  );
+}

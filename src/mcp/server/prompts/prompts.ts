@@ -1,0 +1,90 @@
+/** @module prompts/list and prompts/get: ready-to-send user messages built from brain content. */
+import {
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  type Prompt,
+  type Server,
+} from "../../sdk.ts";
+import type { z } from "zod";
+import { tierAllows } from "../../../core/types.ts";
+import { auditCall, type AuditContext } from "../audit.ts";
+import { auditCodeOf, invalidParams, toMcpError } from "../mcp_errors.ts";
+import { paginate } from "../pagination.ts";
+import { PROMPTS } from "./prompt_catalogue.ts";
+import { handleStrictly } from "../strict_handler.ts";
+
+/** Longest prompt name an audit row records for an unknown prompt. */
+const MAX_AUDIT_NAME = 128;
+
+/** Registers prompts/list and prompts/get for the prompts the caller's tier allows. */
+export function registerPrompts(server: Server, ctx: AuditContext): void {
+  const visible = PROMPTS.filter((p) => tierAllows(ctx.caller.tier, p.tier));
+  const byName = new Map(visible.map((p) => [p.name, p]));
+  const listing: Prompt[] = visible.map((p) => ({
+    name: p.name,
+    title: p.title,
+    description: p.description,
+    arguments: p.arguments,
+  }));
+
+  handleStrictly(server, ListPromptsRequestSchema, (request) => {
+    const { page, nextCursor } = paginate(listing, request.params?.cursor);
+    return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
+  });
+
+  handleStrictly(server, GetPromptRequestSchema, async (request) => {
+    const { name, arguments: rawArgs } = request.params;
+    const started = performance.now();
+    let brainId: string | undefined;
+    try {
+      const prompt = byName.get(name);
+      if (!prompt) {
+        throw invalidParams(
+          `unknown prompt "${name}"; available: ${visible.map((p) => p.name).join(", ")}`,
+        );
+      }
+      const args = parseArguments(prompt.name, prompt.input, rawArgs ?? {});
+      const built = await prompt.build(ctx, args);
+      brainId = built.brainId;
+      await auditCall(ctx, {
+        kind: "prompt",
+        name,
+        args: rawArgs,
+        errorCode: null,
+        brainId,
+        started,
+      });
+      return {
+        description: built.description,
+        messages: [{ role: "user" as const, content: { type: "text" as const, text: built.text } }],
+      };
+    } catch (err) {
+      const code = auditCodeOf(err);
+      await auditCall(ctx, {
+        kind: "prompt",
+        name: name.slice(0, MAX_AUDIT_NAME),
+        args: rawArgs,
+        errorCode: code,
+        brainId,
+        started,
+      });
+      throw toMcpError(err, { serverLogger: ctx.serverLogger, what: `prompt ${name}` });
+    }
+  });
+}
+
+/** Checks prompt arguments; an empty string counts as absent (clients send unset ones that way). */
+function parseArguments(name: string, schema: z.ZodType, raw: Record<string, string>): unknown {
+  const present = Object.fromEntries(Object.entries(raw).filter(([, v]) => v.trim() !== ""));
+  const parsed = schema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => {
+    if (i.code === "unrecognized_keys") return `unknown argument(s) ${i.keys.join(", ")}`;
+    const arg = i.path.join(".");
+    if (!arg) return i.message;
+    return i.code === "invalid_type" && present[arg] === undefined
+      ? `${arg} is required`
+      : `${arg}: ${i.message}`;
+  });
+  throw invalidParams(`invalid arguments for prompt ${name}: ${problems.join("; ")}`);
+}

@@ -1,0 +1,153 @@
+/** @module The UpstreamStore port over SQLite: the `upstream_servers` table (migration 7). */
+import { EngramError } from "../../core/errors.ts";
+import type {
+  NewUpstream,
+  UpstreamConsent,
+  UpstreamRecord,
+  UpstreamStatus,
+  UpstreamStore,
+} from "../../core/ports/upstream_store.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+
+interface UpstreamRow {
+  name: string;
+  definition: string | null;
+  origin: string | null;
+  imported_from: string | null;
+  enabled: number | null;
+  client_consent: string | null;
+  last_status: string | null;
+  last_error: string | null;
+  last_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Upstream-server state over one connection. */
+export class SqliteUpstreamStore implements UpstreamStore {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  listUpstreams(): Promise<UpstreamRecord[]> {
+    return this.#conn.read(() =>
+      (this.#conn.prepare("SELECT * FROM upstream_servers ORDER BY name COLLATE NOCASE")
+        .all() as unknown as UpstreamRow[]).map(toRecord)
+    );
+  }
+
+  findUpstream(name: string): Promise<UpstreamRecord | null> {
+    return this.#conn.read(() => this.#find(name));
+  }
+
+  addUpstream(server: NewUpstream): Promise<UpstreamRecord> {
+    return this.#conn.write(() => {
+      const existing = this.#find(server.name);
+      if (existing) {
+        throw new EngramError(
+          "conflict",
+          `an upstream server named "${existing.name}" already exists; remove it first or choose another name`,
+        );
+      }
+      const now = this.#conn.now().toISOString();
+      this.#conn.prepare(
+        `INSERT INTO upstream_servers (name, definition, origin, imported_from, enabled, client_consent, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        server.name,
+        JSON.stringify(server.definition),
+        server.origin,
+        server.imported_from,
+        server.enabled ? 1 : 0,
+        server.client_consent,
+        now,
+        now,
+      );
+      return this.#find(server.name)!;
+    });
+  }
+
+  setUpstreamState(
+    name: string,
+    patch: { enabled?: boolean; client_consent?: UpstreamConsent },
+  ): Promise<UpstreamRecord> {
+    return this.#conn.write(() => {
+      const now = this.#conn.now().toISOString();
+      this.#ensureRow(name, now);
+      this.#conn.prepare(
+        `UPDATE upstream_servers SET enabled = coalesce(?, enabled),
+           client_consent = coalesce(?, client_consent), updated_at = ? WHERE name = ?`,
+      ).run(
+        patch.enabled === undefined ? null : patch.enabled ? 1 : 0,
+        patch.client_consent ?? null,
+        now,
+        name,
+      );
+      return this.#find(name)!;
+    });
+  }
+
+  setUpstreamDefinition(
+    name: string,
+    definition: Record<string, unknown>,
+  ): Promise<UpstreamRecord> {
+    return this.#conn.write(() => {
+      const changed = this.#conn.prepare(
+        "UPDATE upstream_servers SET definition = ?, updated_at = ? WHERE name = ? AND definition IS NOT NULL",
+      ).run(JSON.stringify(definition), this.#conn.now().toISOString(), name);
+      if (changed.changes === 0) {
+        throw new EngramError(
+          "not_found",
+          `no imported upstream server named "${name}"; list them with: engram mcp servers`,
+        );
+      }
+      return this.#find(name)!;
+    });
+  }
+
+  recordUpstreamStatus(name: string, status: UpstreamStatus): Promise<void> {
+    return this.#conn.write(() => {
+      this.#ensureRow(name, status.at);
+      this.#conn.prepare(
+        "UPDATE upstream_servers SET last_status = ?, last_error = ?, last_at = ? WHERE name = ?",
+      ).run(status.status, status.error, status.at, name);
+    });
+  }
+
+  removeUpstream(name: string): Promise<boolean> {
+    return this.#conn.write(() =>
+      this.#conn.prepare("DELETE FROM upstream_servers WHERE name = ?").run(name).changes > 0
+    );
+  }
+
+  #ensureRow(name: string, at: string): void {
+    this.#conn.prepare(
+      "INSERT INTO upstream_servers (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+    ).run(name, at, at);
+  }
+
+  #find(name: string): UpstreamRecord | null {
+    const row = this.#conn.prepare("SELECT * FROM upstream_servers WHERE name = ?").get(name) as
+      | UpstreamRow
+      | undefined;
+    return row ? toRecord(row) : null;
+  }
+}
+
+function toRecord(r: UpstreamRow): UpstreamRecord {
+  return {
+    name: r.name,
+    definition: r.definition === null ? null : JSON.parse(r.definition),
+    origin: r.origin as UpstreamRecord["origin"],
+    imported_from: r.imported_from,
+    enabled: r.enabled === null ? null : r.enabled === 1,
+    client_consent: r.client_consent as UpstreamConsent | null,
+    last: r.last_status === null
+      ? null
+      : { status: r.last_status, error: r.last_error, at: r.last_at! },
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * @module The error paths of `engram mcp keys` and `engram mcp sign` through the real CLI: a
+ * missing or unknown keys subcommand, a key directory that cannot be created, and sign without
+ * --key — each one's exit code and message. (Generating, signing and the launch they sign are
+ * tested in mcp_servers_test.ts.)
+ */
+import assert from "node:assert/strict";
+import { runEngram, tempDir } from "../../helpers.ts";
+import { assertFails, exists } from "../_util.ts";
+
+Deno.test("mcp keys: a missing or unknown subcommand is a usage error naming generate", async () => {
+  await using dir = await tempDir();
+  assertFails(
+    await runEngram(["mcp", "keys"], { dataDir: dir.path }),
+    2,
+    /^engram: missing subcommand generate; see: engram mcp keys generate --help\n/,
+  );
+  assertFails(
+    await runEngram(["mcp", "keys", "rotate"], { dataDir: dir.path }),
+    2,
+    /^engram: unknown keys command "rotate"; see: engram mcp keys generate --help\n/,
+  );
+});
+
+Deno.test("mcp keys generate: a key directory that cannot be created says to pass --out", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/plain`, "a regular file, not a directory");
+  const r = await runEngram(["mcp", "keys", "generate", "--out", "plain/keys"], {
+    dataDir: dir.path,
+  });
+  assertFails(
+    r,
+    2,
+    new RegExp(
+      `^engram: cannot create key directory ${dir.path}/plain/keys: .+; pass --out DIR\\n$`,
+    ),
+  );
+  assert.equal(await exists(`${dir.path}/plain/keys`), false);
+});
+
+Deno.test("mcp sign without --key is a usage error", async () => {
+  await using dir = await tempDir();
+  assertFails(
+    await runEngram(["mcp", "sign", "files"], { dataDir: dir.path }),
+    2,
+    /^engram: missing --key FILE; see: engram mcp sign --help\n/,
+  );
+});
