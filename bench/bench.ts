@@ -21,7 +21,7 @@
  *   --remembers N (one-per-transaction remembers after the search phase; default 2000, quick 1000)
  *   --cache (measure with the search cache on, its default size; the target is for misses)
  *   --seed N (corpus and queries), --keep (keep the temp data dirs),
- *   --markdown (also print the tables as markdown, for RESULTS.md)
+ *   --markdown (also print the tables as markdown, for bench/RESULTS.md)
  */
 import { parseArgs } from "node:util";
 import { buildQueries, Corpus, DEFAULT_SEED, type Query } from "./corpus.ts";

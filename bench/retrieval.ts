@@ -12,7 +12,7 @@
  *   deno task bench:retrieval bench/data/locomo10.json --conversations 0-4    (develop on these)
  *   deno task bench:retrieval bench/data/locomo10.json --conversations 5-9    (held out: report)
  *   --units turn,session   --top-k 10   --group document|chunk (default: the server's)
- *   --markdown (tables for RESULTS.md)   --json FILE (every question's ranked units)
+ *   --markdown (tables for bench/RESULTS.md)   --json FILE (every question's ranked units)
  *   --keep (keep the data directory)   --bin ./dist/engram
  *   --embeddings FILE: with vector search, through an OpenAI-compatible embedding server on
  *     loopback serving GloVe sentence vectors from FILE (bench/embedding_server.ts says where to

@@ -149,7 +149,7 @@ export async function callOk<T = Record<string, unknown>>(
 }
 
 /**
- * The `{ code, message, retryable }` of a failed call, read the way TOOLS.md defines it: text
+ * The `{ code, message, retryable }` of a failed call, read the way docs/tools.md#errors defines it: text
  * `CODE: message`, the code in `_meta["engram/error"]`, and no `structuredContent`. Throws if the
  * call succeeded or the error result has another shape.
  */

@@ -1,4 +1,4 @@
-/** @module Process exit codes (documented in the README). */
+/** @module Process exit codes (docs/operations.md#exit-codes). */
 import type { ErrorCode } from "../core/errors.ts";
 
 /** Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 busy/locked (EX_TEMPFAIL: retry later). */

@@ -1,5 +1,5 @@
 /**
- * @module Dropping Deno permissions a mode does not need, right after start-up (PRODUCT.md "Modes").
+ * @module Dropping Deno permissions a mode does not need, right after start-up (docs/operations.md#deno-permissions-by-mode).
  *
  * Only `run` can be narrowed command by command (the ceiling is a list); the others are dropped
  * whole once start-up has used them. SQLite keeps its open file handles after read/write go.

@@ -77,17 +77,18 @@ export async function serveUpstreamTools(
     pollMs: config.changePollMs,
   });
   const connect = async (): Promise<UpstreamConnections> => {
-    const [{ gatherLaunchFacts }, { UpstreamConnections }, { sampleWithStack }] = await Promise
+    const [{ gatherLaunchFacts }, { openUpstreamConnections }, { sampleWithStack }] = await Promise
       .all([
         import("../mcp/client/launch/launch_facts.ts"),
-        import("../mcp/client/session/upstream_connections.ts"),
+        import("./upstreams.ts"),
         import("../mcp/client/nested/model_sampling.ts"),
       ]);
     const facts = await gatherLaunchFacts(config.mcp, { env: o.env, dataDir: config.dataDir });
     const stack = runtime.providers.background();
-    const { servers, options } = wiring.connectionOptions(await catalogNow(), {
+    return openUpstreamConnections(await catalogNow(), {
       runtime,
       config,
+      facts,
       caller: () => callers.getStore(),
       host: {
         // Configured models first; else the agent's own model when its client offers
@@ -105,9 +106,6 @@ export async function serveUpstreamTools(
             : Promise.resolve({ action: "decline" as const });
         },
       },
-    });
-    return new UpstreamConnections(servers, facts, {
-      ...options,
       onEvent: (server, event) => {
         if (event.kind === "list_changed" && event.list === "tools") {
           void exposure.listChanged(server);

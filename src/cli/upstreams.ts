@@ -3,7 +3,9 @@
  * database, the server catalog (YAML plus imported servers), the launch facts of this machine
  * (gathered once), and — for commands that reach servers — the connection manager, with what
  * upstreams may ask of engram (roots, sampling through the provider stack, elicitation on this
- * terminal), each server's last status recorded and every upstream call traced.
+ * terminal), each server's last status recorded and every upstream call traced. The one
+ * construction of that manager, `openUpstreamConnections`, is here; serving processes load this
+ * module on their first upstream call to use it too.
  */
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
 import type { CallerContext } from "../core/types.ts";
@@ -14,7 +16,10 @@ import { gatherLaunchFacts } from "../mcp/client/launch/launch_facts.ts";
 import type { LaunchFacts } from "../mcp/client/launch/launch_rules.ts";
 import { sampleWithStack } from "../mcp/client/nested/model_sampling.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
-import { UpstreamConnections } from "../mcp/client/session/upstream_connections.ts";
+import {
+  UpstreamConnections,
+  type UpstreamConnectionsOptions,
+} from "../mcp/client/session/upstream_connections.ts";
 import type { CommandContext } from "./context.ts";
 import type { Mode } from "./permissions.ts";
 import { type Runtime, withRuntime } from "./runtime.ts";
@@ -70,9 +75,10 @@ export function connectUpstreams(
 ): UpstreamConnections {
   const { runtime, config } = setup;
   const stack = runtime.providers.background();
-  const { servers, options: connection } = connectionOptions(setup.catalog, {
+  return openUpstreamConnections(setup.catalog, {
     runtime,
     config,
+    facts: setup.facts,
     caller: () => options.caller,
     host: {
       sample: (params, c) => sampleWithStack(stack, params, { signal: c.signal }),
@@ -86,7 +92,25 @@ export function connectUpstreams(
         : {}),
     },
   });
-  return new UpstreamConnections(servers, setup.facts, connection);
+}
+
+/**
+ * The connection manager, constructed here only (the CLI's `connectUpstreams` and a serving
+ * process's upstream tools both come through): the usable servers of `catalog` with the options of
+ * `connectionOptions`, launches judged by `facts`, and `onEvent` told of each server's events.
+ */
+export function openUpstreamConnections(
+  catalog: readonly CatalogEntry[],
+  o: Parameters<typeof connectionOptions>[1] & {
+    facts: LaunchFacts;
+    onEvent?: UpstreamConnectionsOptions["onEvent"];
+  },
+): UpstreamConnections {
+  const { servers, options } = connectionOptions(catalog, o);
+  return new UpstreamConnections(servers, o.facts, {
+    ...options,
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+  });
 }
 
 /**

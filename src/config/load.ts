@@ -50,7 +50,7 @@ export interface ResolvedConfig {
   homeDir?: string;
 }
 
-/** Loads the config per PRODUCT.md: search order, `${ENV}` interpolation, validation, precedence. */
+/** Loads the config (docs/configuration.md#where-the-config-is-read-from): search order, `${ENV}` interpolation, validation, precedence. */
 export function loadConfig(
   flags: ConfigFlags,
   options: { env: EnvSnapshot; cwd: string },

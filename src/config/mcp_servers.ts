@@ -1,5 +1,5 @@
 /**
- * @module Upstream MCP server entries (`mcp.mcp_servers`, CLIENT.md "Configuration"): their schema,
+ * @module Upstream MCP server entries (`mcp.mcp_servers`, docs/upstream.md#server-entries): their schema,
  * the YAML line of each key, and the `${VAR}` references in `env` and `headers`, which are resolved
  * when a server starts rather than when the config loads.
  */
@@ -26,7 +26,7 @@ const SANDBOX_PROFILES = ["restricted", "standard", "disabled"] as const;
 export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
 /** The operator's consent to connect to a server. */
 export const CONSENT_STATES = ["approved", "pending", "denied"] as const;
-/** Trust levels (CLIENT.md "Governance"). */
+/** Trust levels (docs/upstream.md#trust-levels). */
 const TRUST_LEVELS = ["builtin", "verified", "user_added"] as const;
 
 /** A review key: `ed25519:` and the standard base64 of a 32-byte raw public key (44 characters). */
@@ -134,7 +134,7 @@ const governance = {
 /**
  * A stdio server: a subprocess engram starts only when every launch rule passes. A list-valued
  * `command` and a relative `cwd` are loaded as written and block that server only, by the launch
- * rules (CLIENT.md: "a failure blocks that server only"), so one bad entry never stops engram from
+ * rules (docs/upstream.md#launch-rules: a failure blocks that server only), so one bad entry never stops engram from
  * serving memory; every other key is checked here.
  */
 export const StdioServerSchema = z.strictObject({

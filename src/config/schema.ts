@@ -24,7 +24,7 @@ const providerCommon = {
   max_tokens: wholeNumber(16, 200_000).default(1024),
 };
 
-/** One entry of `providers`, tried in the listed order (PRODUCT.md "Language-model providers"). */
+/** One entry of `providers`, tried in the listed order (docs/configuration.md#language-model-providers). */
 const ProviderSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("openai"),

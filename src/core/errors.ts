@@ -1,4 +1,4 @@
-/** @module The one error type engram raises, with the wire codes from TOOLS.md. */
+/** @module The one error type engram raises, with the wire codes of docs/tools.md#errors. */
 
 /** Error codes shared by tool results, HTTP statuses and CLI exit codes. */
 export type ErrorCode =

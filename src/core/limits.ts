@@ -1,4 +1,4 @@
-/** @module Input limits from TOOLS.md, in one place so schemas, service and docs agree. */
+/** @module Input limits (docs/tools.md#limits), in one place so schemas, service and docs agree. */
 
 /**
  * Wire limits for the memory tools, and the size limits of the ways in: one tool call

@@ -3,7 +3,7 @@ import type { Logger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
 import type { DocumentSource, Metadata, SearchHit } from "./types.ts";
 
-/** Search result payload (TOOLS.md). */
+/** Search result payload (docs/tools.md#memory_search). */
 export interface SearchResult {
   query: string;
   brain_id: string;

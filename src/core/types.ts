@@ -34,7 +34,7 @@ export interface Brain {
   updated_at: string;
 }
 
-/** DocumentRecord as on the wire (TOOLS.md). */
+/** DocumentRecord as on the wire (docs/tools.md#result-records). */
 export interface DocumentRecord {
   id: string;
   brain_id: string;
@@ -76,7 +76,7 @@ export interface LinkInput {
   text: string;
 }
 
-/** One search hit (TOOLS.md memory_search). */
+/** One search hit (docs/tools.md#memory_search). */
 export interface SearchHit {
   score: number;
   path: string;
@@ -178,7 +178,7 @@ export interface AuditEntry {
   latency_ms: number;
 }
 
-/** IngestResponse (TOOLS.md). */
+/** IngestResponse (docs/tools.md#memory_ingest_file). */
 export interface IngestResponse {
   status?: "completed" | "queued";
   job_id?: string;
@@ -222,7 +222,7 @@ export interface SessionRecord {
   metadata: Record<string, unknown>;
 }
 
-/** SessionMessageRecord as on the wire (TOOLS.md): the create-time metadata is not echoed. */
+/** SessionMessageRecord as on the wire (docs/tools.md#memory_extract): the create-time metadata is not echoed. */
 export interface SessionMessageRecord {
   id: string;
   session_id: string;

@@ -5,10 +5,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../mcp/sdk.ts";
 import { unrepresentableId, unrepresentableIdMessage } from "../mcp/request_id.ts";
+import { PROTOCOL_VERSION } from "../version.ts";
 import { jsonError, RPC } from "./responses.ts";
-
-/** The one protocol revision engram speaks over HTTP unless older ones are admitted. */
-export const PINNED_PROTOCOL_VERSION = "2025-11-25";
 
 /** Reads and validates a JSON-RPC POST body; a Response is the error to send instead. */
 export async function readJsonRpcBody(
@@ -32,10 +30,8 @@ export async function readJsonRpcBody(
   if (Array.isArray(value)) {
     return jsonError(
       400,
-      "Invalid Request: JSON-RPC batches are not supported by protocol 2025-11-25",
-      {
-        code: RPC.invalidRequest,
-      },
+      `Invalid Request: JSON-RPC batches are not supported by protocol ${PROTOCOL_VERSION}`,
+      { code: RPC.invalidRequest },
     );
   }
   const badId = unrepresentableId(value, text);
@@ -97,7 +93,7 @@ export function versionRejection(
   options: { acceptOlder: boolean },
 ): JSONRPCMessage | null {
   const requested = message.params?.protocolVersion;
-  if (requested === PINNED_PROTOCOL_VERSION) return null;
+  if (requested === PROTOCOL_VERSION) return null;
   if (options.acceptOlder && typeof requested === "string") return null;
   return {
     jsonrpc: "2.0",
@@ -105,7 +101,7 @@ export function versionRejection(
     error: {
       code: RPC.invalidParams,
       message: "Unsupported protocol version",
-      data: { supported: [PINNED_PROTOCOL_VERSION], requested: requested ?? null },
+      data: { supported: [PROTOCOL_VERSION], requested: requested ?? null },
     },
   } as JSONRPCMessage;
 }

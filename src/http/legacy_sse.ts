@@ -9,6 +9,7 @@ import {
   readJsonRpcBody,
   versionRejection,
 } from "./jsonrpc_body.ts";
+import { PROTOCOL_VERSION } from "../version.ts";
 import { jsonError, RPC } from "./responses.ts";
 import { type HttpSession, newSessionId } from "./sessions.ts";
 import { SSE_HEADERS, SseWriter } from "./sse_writer.ts";
@@ -111,7 +112,8 @@ export async function handleSseOpen(
     clientId: grant.clientId,
     server,
     transport,
-    protocolVersion: "2025-11-25",
+    // Until its initialize settles a version, a session is taken to speak the pinned one.
+    protocolVersion: PROTOCOL_VERSION,
     lastSeen: ctx.sessions.now(),
   };
   ctx.sessions.add(session);

@@ -6,10 +6,10 @@ import { SessionEventStore } from "./event_store.ts";
 import {
   isInitialize,
   negotiatedVersion,
-  PINNED_PROTOCOL_VERSION,
   readJsonRpcBody,
   versionRejection,
 } from "./jsonrpc_body.ts";
+import { PROTOCOL_VERSION } from "../version.ts";
 import { jsonError, RPC } from "./responses.ts";
 import { SessionTransport } from "./session_transport.ts";
 import { type HttpSession, newSessionId } from "./sessions.ts";
@@ -127,7 +127,7 @@ function resolveSession(
     return jsonError(
       400,
       `Bad Request: unsupported MCP-Protocol-Version ${version}; this session speaks ${found.session.protocolVersion}`,
-      { data: { supported: [found.session.protocolVersion ?? PINNED_PROTOCOL_VERSION] } },
+      { data: { supported: [found.session.protocolVersion ?? PROTOCOL_VERSION] } },
     );
   }
   return found.session;

@@ -48,7 +48,7 @@ export interface FetchedBody {
   bytes: Uint8Array;
 }
 
-/** Default body cap: 5 MiB, from TOOLS.md. */
+/** Default body cap: 5 MiB, (docs/tools.md#limits). */
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_REDIRECTS = 5;

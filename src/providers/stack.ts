@@ -1,5 +1,5 @@
 /**
- * @module The provider stack (PRODUCT.md "Language-model providers"): configured providers in
+ * @module The provider stack (docs/configuration.md#language-model-providers): configured providers in
  * order, then the extractive engine, which needs no model and never fails.
  *
  * - answers and reflections fall through to the next provider when one fails before writing

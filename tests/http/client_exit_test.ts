@@ -1,6 +1,6 @@
 /**
  * @module A Deno process using the SDK's Streamable HTTP client exits after `client.close()`
- * when it ends its session first (README, "Clients on Deno"); a real `engram serve` on loopback.
+ * when it ends its session first (docs/http.md#clients-on-deno-end-the-session-before-closing); a real `engram serve` on loopback.
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../helpers.ts";

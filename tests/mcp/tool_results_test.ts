@@ -1,8 +1,9 @@
 /**
  * @module The wire contract of every memory tool, in-process: each success result checked against
- * the `outputSchema` the tool lists (with the SDK client's own validator), and each error result
- * shaped as TOOLS.md says — text `CODE: message`, no `structuredContent`, the code in
- * `_meta["engram/error"]` and in the audit log.
+ * the `outputSchema` the tool lists (with the SDK client's own validator), against the exact one
+ * (bounds included), and against a closed copy of the listed one, so a key the listing does not
+ * name fails; and each error result shaped as docs/tools.md#errors says — text `CODE: message`, no
+ * `structuredContent`, the code in `_meta["engram/error"]` and in the audit log.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -342,6 +343,110 @@ const CASES: Case[] = [
   },
 ];
 
+/**
+ * The objects results carry whose keys are data, not fields: listed with no `properties`, so a
+ * closed listing leaves them open. By property name, and why; every such object a listing holds
+ * must be named here, so a new one is a decision rather than a gap.
+ */
+const FREE_KEY_MAPS: Record<string, string> = {
+  metadata: "a document's metadata: keys the writer chose (tags, front matter, source)",
+  component_scores: "one score per ranking signal, and which signals ran depends on the config",
+  result: "memory_job: a finished job's own record, shaped by its kind (ingest, extraction)",
+};
+
+/**
+ * A copy of a listed output schema in which every object schema with `properties` and no
+ * `additionalProperties` of its own is closed (`additionalProperties: false`): what the listing
+ * promises, and nothing beside it. Maps (no `properties`) stay as they are.
+ */
+function closedSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedSchema);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // Property names are data, not keywords: a property called "items" is walked like any other.
+    out[key] = key === "properties"
+      ? Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, closedSchema(v)]),
+      )
+      : closedSchema(value);
+  }
+  if ("properties" in out && !("additionalProperties" in out)) out.additionalProperties = false;
+  return out;
+}
+
+/** The data paths (`[]` for an array's items) of the objects a schema lists no properties for. */
+function freeKeyObjects(schema: unknown, path = ""): string[] {
+  if (schema === null || typeof schema !== "object") return [];
+  const s = schema as Record<string, unknown>;
+  const types = [s.type].flat();
+  const here = types.includes("object") && !s.properties ? [path] : [];
+  return [
+    ...here,
+    ...Object.entries((s.properties ?? {}) as Record<string, unknown>).flatMap(([k, v]) =>
+      freeKeyObjects(v, `${path}/${k}`)
+    ),
+    ...freeKeyObjects(s.items, `${path}/[]`),
+    ...((s.anyOf ?? []) as unknown[]).flatMap((v) => freeKeyObjects(v, path)),
+  ];
+}
+
+/** Where `value` holds a key a closed schema does not name, for a failure message ajv words vaguely. */
+function unlistedKeys(schema: unknown, value: unknown, path = ""): string[] {
+  const s = schema as {
+    properties?: Record<string, unknown>;
+    additionalProperties?: unknown;
+    items?: unknown;
+  };
+  if (Array.isArray(value)) {
+    return s.items ? value.flatMap((v, i) => unlistedKeys(s.items, v, `${path}/${i}`)) : [];
+  }
+  if (value === null || typeof value !== "object" || !s.properties) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    k in s.properties!
+      ? unlistedKeys(s.properties![k], v, `${path}/${k}`)
+      : s.additionalProperties === false
+      ? [`${path}/${k}`]
+      : []
+  );
+}
+
+Deno.test("closed schema: a key the listing does not name fails; a map's free keys pass", () => {
+  const listed = {
+    type: "object",
+    properties: {
+      hits: {
+        type: "array",
+        items: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      },
+      metadata: { type: "object", additionalProperties: { type: "string" } },
+      result: { anyOf: [{ type: "object" }, { type: "null" }] },
+    },
+    required: ["hits"],
+  };
+  assert.deepEqual(freeKeyObjects(listed), ["/metadata", "/result"]);
+  const ajv = new AjvJsonSchemaValidator();
+  const strict = ajv.getValidator(closedSchema(listed) as Record<string, unknown>);
+  const ok = { hits: [{ path: "/a.md" }], metadata: { any: "key" }, result: { free: 1 } };
+  assert.ok(strict(ok).valid, "free keys in maps pass");
+  // The listed (open) schema takes an extra key: only the closed copy catches it.
+  assert.ok(ajv.getValidator(listed)({ ...ok, extra: 1 }).valid);
+  for (
+    const [what, bad] of [
+      ["at the top", { ...ok, extra: 1 }],
+      ["in an array's items", { ...ok, hits: [{ path: "/a.md", heading_path: [] }] }],
+    ] as const
+  ) {
+    const r = strict(bad);
+    assert.ok(!r.valid, `an unlisted key ${what} fails`);
+    assert.match(r.errorMessage ?? "", /additional properties/i);
+  }
+  assert.deepEqual(
+    unlistedKeys(closedSchema(listed), { ...ok, extra: 1, hits: [{ path: "/a.md", x: 2 }] }),
+    ["/hits/0/x", "/extra"],
+  );
+});
+
 /** Tools that cannot fail for a caller allowed to list them, and why. */
 const NO_ERROR_CASE: Record<string, string> = {
   memory_list_brains: "takes no arguments and lists what the caller may access",
@@ -423,6 +528,21 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
       MEMORY_TOOLS.map((tool) => [tool.name, ajv.getValidator(strictOutputSchema(tool))]),
     );
     assert.equal(tools.length, MEMORY_TOOLS.length, "an admin lists every tool");
+    // The listing each client sees, closed: a key it does not name fails.
+    const closedSchemas = new Map(
+      tools.map((tool) => [tool.name, closedSchema(tool.outputSchema) as Record<string, unknown>]),
+    );
+    const closed = new Map(
+      [...closedSchemas].map(([name, schema]) => [name, ajv.getValidator(schema)]),
+    );
+    const maps = tools.flatMap((tool) =>
+      freeKeyObjects(tool.outputSchema).map((path) => `${tool.name} ${path}`)
+    );
+    const mapNames = new Set(maps.map((m) => m.split("/").at(-1)!));
+    for (const m of maps) {
+      assert.ok(m.split("/").at(-1)! in FREE_KEY_MAPS, `${m}: a map not in FREE_KEY_MAPS`);
+    }
+    assert.deepEqual([...mapNames].sort(), Object.keys(FREE_KEY_MAPS).sort());
 
     for (const c of CASES) {
       await t.step(`${c.tool}: ${c.what}${c.error ? ` → ${c.error}` : ""}`, async () => {
@@ -452,6 +572,14 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
           } else assert.equal(out[key], value, key);
         }
         c.keep?.(state, out);
+        // Last, so that the cases after still get what this one keeps.
+        const listed = closed.get(c.tool)!(out);
+        assert.ok(
+          listed.valid,
+          `${c.tool} returns keys its listed outputSchema does not name: ${
+            unlistedKeys(closedSchemas.get(c.tool), out).join(", ")
+          } (${listed.valid ? "" : listed.errorMessage})`,
+        );
       });
     }
   }

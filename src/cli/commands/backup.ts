@@ -1,7 +1,7 @@
 /** @module `engram backup FILE`: a consistent copy of the database, taken while engram runs. */
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.ts";
-import { backupDatabase, type BackupResult } from "../../storage/sqlite/backup.ts";
+import { backupDatabase, type BackupResult } from "../../storage/sqlite/backup/backup.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";

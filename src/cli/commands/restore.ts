@@ -1,7 +1,7 @@
 /** @module `engram restore FILE`: replace the database with a backup, then migrate it. */
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.ts";
-import { restoreDatabase } from "../../storage/sqlite/restore.ts";
+import { restoreDatabase } from "../../storage/sqlite/backup/restore.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";

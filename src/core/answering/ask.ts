@@ -11,7 +11,7 @@ import { type AnswerSource, type MemoryModel, NOT_IN_MEMORY } from "../ports/lan
 import type { AskArgs } from "../sessions/session_schemas.ts";
 import type { CallerContext } from "../types.ts";
 
-/** RetrievedChunk (TOOLS.md): deliberately thinner than a search hit. */
+/** RetrievedChunk (docs/tools.md#memory_ask): deliberately thinner than a search hit. */
 export interface RetrievedChunk {
   chunk_id: string;
   document_id: string;

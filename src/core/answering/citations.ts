@@ -8,7 +8,7 @@ import type { AnswerSource } from "../ports/language_model.ts";
 import { splitSentences } from "../text/sentences.ts";
 import { overlap, terms } from "../text/terms.ts";
 
-/** AskCitationEvent (TOOLS.md). */
+/** AskCitationEvent (docs/tools.md#memory_ask). */
 export interface AskCitationEvent {
   type: "citation";
   chunk_id: string;

@@ -3,7 +3,7 @@
  * src/providers implements it with a stack of HTTP models, MCP sampling and the extractive engine.
  */
 
-/** Conversation roles (TOOLS.md memory_extract). */
+/** Conversation roles (docs/tools.md#memory_extract). */
 export type Role = "system" | "user" | "assistant" | "tool";
 
 /** One message of a conversation handed to a model. */

@@ -10,7 +10,7 @@ import { SCOPE_PREFIX } from "../limits.ts";
 import { overlap, terms } from "../text/terms.ts";
 import type { Brain, CallerContext, DocumentRecord, Metadata } from "../types.ts";
 
-/** What one extraction run did (TOOLS.md memory_extract). */
+/** What one extraction run did (docs/tools.md#memory_extract). */
 export interface ExtractionReport {
   inserted: number;
   duplicate: number;

@@ -17,7 +17,7 @@ export const EPISODES_PREFIX = "/memory/agent/episodes/";
 /** Messages a reflection reads at most (the most recent ones). */
 const REFLECT_MESSAGES = 200;
 
-/** The reflection on a session (TOOLS.md). */
+/** The reflection on a session (docs/tools.md#memory_reflect). */
 export interface Reflection {
   outcome: Outcome;
   should_record_episode: boolean;

@@ -1,4 +1,4 @@
-/** @module One audit row per tool call, prompt get and resource read (SERVER.md "Audit and health"). */
+/** @module One audit row per tool call, prompt get and resource read (docs/operations.md#audit-log-and-health). */
 import { sha256Hex } from "../../core/hash.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";

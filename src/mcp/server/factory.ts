@@ -238,7 +238,7 @@ function sessionIngest(server: Server, deps: ServerDeps): IngestContext | undefi
 
 /**
  * With `_meta.progressToken`, a sender of `notifications/progress` numbered 0, 1, 2, … carrying
- * each message (TOOLS.md "Progress"); without a token, none.
+ * each message (docs/tools.md#progress); without a token, none.
  */
 function progressSender(
   request: CallToolRequest,

@@ -1,4 +1,8 @@
-/** @module Output schemas for the wire records (TOOLS.md); loose so unknown extra keys survive. */
+/**
+ * @module Output schemas for the wire records (docs/tools.md#result-records). Loose, so a client keeps keys a newer
+ * engram adds; yet every key a tool returns is listed here (tests/mcp/tool_results_test.ts holds
+ * each result to a closed copy of its listed schema), so the TS records and these cannot drift.
+ */
 import { z } from "zod";
 
 /** A metadata value. */
@@ -46,6 +50,10 @@ export const SearchHitSchema = z.looseObject({
   brain_id: z.string(),
   metadata: z.record(z.string(), metadataValue),
   highlights: z.array(z.string()),
+  /** The headings the chunk sits under, outermost first. */
+  heading_path: z.array(z.string()),
+  /** When the hit's document last changed. */
+  updated_at: z.string(),
   component_scores: z.record(z.string(), z.number()).optional(),
   more_chunks: z.number().int().min(0).optional(),
 });
@@ -141,4 +149,108 @@ export const MeetingOutputSchema = z.looseObject({
   brain_id: z.string(),
   source: documentPointer.optional(),
   stored: documentPointer.optional(),
+});
+
+/** memory_reindex output. */
+export const ReindexOutputSchema = z.looseObject({
+  brain_id: z.string(),
+  documents: z.number().int().min(0),
+  chunks: z.number().int().min(0),
+  /** Chunks given a vector in this pass (0 without an embedder). */
+  embedded: z.number().int().min(0),
+  took_ms: z.number().int().min(0),
+});
+
+/** memory_recall output: `chunks` with a session, else memory_search's `hits`. */
+export const RecallOutputSchema = z.looseObject({
+  chunks: z.array(SearchHitSchema).optional(),
+  hits: z.array(SearchHitSchema).optional(),
+  query: z.string(),
+  brain_id: z.string(),
+  session_id: z.string().optional(),
+  session_terms: z.array(z.string()).optional(),
+  took_ms: z.number().int().min(0),
+});
+
+/** memory_ask output. */
+export const AskOutputSchema = z.looseObject({
+  answer: z.string(),
+  citations: z.array(z.looseObject({
+    type: z.literal("citation"),
+    chunk_id: z.string(),
+    document_id: z.string(),
+    answer_start: z.number().int().min(0),
+    answer_end: z.number().int().min(0),
+    quote: z.string(),
+  })),
+  retrieved: z.array(z.looseObject({
+    chunk_id: z.string(),
+    document_id: z.string(),
+    score: z.number(),
+    preview: z.string().max(512),
+  })),
+  brain_id: z.string(),
+  provider: z.string(),
+  grounded: z.boolean().optional(),
+});
+
+/** SessionMessageRecord. */
+export const SessionMessageSchema = z.looseObject({
+  id: z.string(),
+  session_id: z.string(),
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string().max(1_000_000),
+  name: z.string().min(1).max(128).optional(),
+  created_at: z.string(),
+});
+
+/** memory_extract output: `messages` in session mode, `document` (the transcript) otherwise. */
+export const ExtractOutputSchema = z.looseObject({
+  mode: z.enum(["session", "transcript"]),
+  messages: z.array(SessionMessageSchema).optional(),
+  document: DocumentRecordSchema.optional(),
+  brain_id: z.string(),
+  session_id: z.string(),
+  job_id: z.string(),
+});
+
+/** memory_reflect output. */
+export const ReflectOutputSchema = z.looseObject({
+  reflection_status: z.enum(["completed", "no_result"]),
+  reflection: z.looseObject({
+    outcome: z.enum(["success", "partial", "failure", "unknown"]),
+    should_record_episode: z.boolean(),
+    path: z.string().nullable(),
+    retry_feedback: z.string().optional(),
+    summary: z.string(),
+    lessons: z.array(z.string()),
+    provider: z.string(),
+  }).optional(),
+  reflection_attempted: z.boolean(),
+  ended_at: z.string().optional(),
+  session_id: z.string(),
+  brain_id: z.string(),
+  episode_id: z.string().optional(),
+  extraction_job_id: z.string().optional(),
+});
+
+const changedDocument = z.looseObject({
+  path: z.string(),
+  action: z.enum(["created", "updated", "unchanged", "promoted", "retired", "pruned"]),
+  document_id: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+/** memory_consolidate output: the consolidation report. */
+export const ConsolidateOutputSchema = z.looseObject({
+  result: z.looseObject({
+    brain_id: z.string(),
+    brain_slug: z.string(),
+    dry_run: z.boolean(),
+    summaries: z.array(changedDocument),
+    promoted: z.array(changedDocument),
+    retired: z.array(changedDocument),
+    pruned: z.array(changedDocument),
+    took_ms: z.number().int().min(0),
+  }),
 });

@@ -2,6 +2,7 @@
 import type { Transport } from "../sdk.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "../sdk.ts";
 import { unrepresentableId, unrepresentableIdMessage } from "../request_id.ts";
+import { PROTOCOL_VERSION } from "../../version.ts";
 import { wireMessage } from "./mcp_errors.ts";
 
 /** Lines longer than this are refused (a 5,000,000-character note fits with room for JSON escaping). */
@@ -117,7 +118,7 @@ export class StdioTransport implements Transport {
       this.#reply(
         null,
         -32600,
-        "Invalid Request: JSON-RPC batches are not supported by protocol 2025-11-25",
+        `Invalid Request: JSON-RPC batches are not supported by protocol ${PROTOCOL_VERSION}`,
       );
       return;
     }

@@ -1,5 +1,5 @@
 /**
- * @module A failed tool call as a tool result (TOOLS.md): text `CODE: message`, no
+ * @module A failed tool call as a tool result (docs/tools.md#errors): text `CODE: message`, no
  * `structuredContent`, and the code for programs under `_meta["engram/error"]`.
  */
 import type { CallToolResult } from "../sdk.ts";

@@ -1,5 +1,5 @@
 /**
- * @module Approved upstream tools offered through engram's own server (CLIENT.md "Exposure"): the
+ * @module Approved upstream tools offered through engram's own server (docs/upstream.md#exposure): the
  * port the server factory takes, and one call's path — tier check, the upstream call with progress
  * and cancellation passed through, and the audit row — shaped like engram's own tools' errors.
  */

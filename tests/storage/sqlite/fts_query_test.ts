@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { MAX_SEARCHED_TERMS } from "../../../src/core/search/query_plan.ts";
-import { anyOf, ftsExpression, ftsTerms, ftsWord } from "../../../src/storage/sqlite/fts_query.ts";
+import {
+  anyOf,
+  ftsExpression,
+  ftsTerms,
+  ftsWord,
+} from "../../../src/storage/sqlite/search/fts_query.ts";
 import { ADMIN, openService, tempDir } from "../../helpers.ts";
 
 Deno.test("ftsTerms: every word becomes a double-quoted FTS5 string", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { SearchHit, SearchQuery } from "../../../src/core/types.ts";
-import { SearchCache } from "../../../src/storage/sqlite/search_cache.ts";
+import { SearchCache } from "../../../src/storage/sqlite/search/search_cache.ts";
 import { DatabaseStamp } from "../../../src/storage/sqlite/stamped_cache.ts";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite_storage.ts";
 import { TokenService } from "../../../src/core/bearer_tokens.ts";

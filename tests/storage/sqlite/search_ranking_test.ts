@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { MemoryService } from "../../../src/core/memory_service.ts";
-import { RANK_CAP } from "../../../src/storage/sqlite/fts_candidates.ts";
+import { RANK_CAP } from "../../../src/storage/sqlite/search/fts_candidates.ts";
 import { ADMIN, openService, tempDir } from "../../helpers.ts";
 import { filler, find, paths } from "./_store.ts";
 

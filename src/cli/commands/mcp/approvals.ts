@@ -15,7 +15,7 @@ import {
 import { approvalOf } from "../../../mcp/client/approvals/capability_review.ts";
 import type { CapabilityStatus } from "../../../mcp/client/approvals/capability_states.ts";
 import { type CatalogEntry, findEntry } from "../../../mcp/client/upstream_catalog.ts";
-import { type CommandSpec, configFlags, type Parsed, parseOrHelp, usageError } from "../../args.ts";
+import { configFlags, type Parsed, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
 import { table } from "../../output.ts";
@@ -23,30 +23,10 @@ import { reviewServers, type UpstreamSetup, withUpstreams } from "../../upstream
 import { approvalBook } from "../../upstream_wiring.ts";
 import { confirmOnTerminal } from "../../confirm.ts";
 import { approvalsLockCommand } from "./approvals_lock.ts";
+import { MCP_APPROVALS_SPEC } from "./approvals_spec.ts";
 
-/** Usage of `engram mcp approvals`. */
-export const MCP_APPROVALS_SPEC: CommandSpec = {
-  name: "mcp approvals",
-  usage:
-    "engram mcp approvals [list] [SERVER] | approve SERVER (NAME | --all-pending [--yes]) [--kind K] [--expose TIER|none] | revoke SERVER NAME [--kind K] | diff SERVER NAME [--kind K] | export FILE | import FILE | verify [--lock FILE]",
-  summary:
-    "Upstream tools, prompts and resource templates are off until approved, and an approval pins the exact definition: when the server changes it, the approval lapses (state changed) until approved again. list shows every capability's state (pending, approved, changed, revoked, missing) and exposure; approve (optionally --expose read|write|admin to offer a tool to agents as mcp_<server>_<tool>) and revoke change one; diff shows what changed; export/import/verify work with a committable mcp-lock.json (verify exits 1 on drift, for CI).",
-  options: {
-    kind: { type: "string", help: "K  tool, prompt or template, when a name is ambiguous" },
-    expose: {
-      type: "string",
-      help: "TIER  offer an approved tool to agents at read|write|admin (none: not exposed)",
-    },
-    "all-pending": { type: "boolean", help: "approve every pending capability of SERVER" },
-    yes: { type: "boolean", help: "with --all-pending: no confirmation (needed off a terminal)" },
-    lock: {
-      type: "string",
-      help: "FILE  verify against this lockfile (default mcp.approvals_lock)",
-    },
-    json: { type: "boolean", help: "print as JSON" },
-  },
-  positionals: [0, 3],
-};
+/** The usage of `engram mcp approvals`, where the `engram mcp` dispatcher looks for it. */
+export { MCP_APPROVALS_SPEC };
 
 const VERBS = new Set(["list", "approve", "revoke", "diff", "export", "import", "verify"]);
 

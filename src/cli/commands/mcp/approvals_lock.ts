@@ -13,7 +13,7 @@ import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
 import { reviewServers, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
-import { MCP_APPROVALS_SPEC } from "./approvals.ts";
+import { MCP_APPROVALS_SPEC } from "./approvals_spec.ts";
 
 /** Runs export, import or verify. */
 export async function approvalsLockCommand(

@@ -1,7 +1,7 @@
 /**
  * @module `engram mcp keys generate` and `engram mcp sign`: a reviewer's Ed25519 key, and the
- * signed digest of a stdio server's launch manifest (see the README for doing the same with
- * openssl).
+ * signed digest of a stdio server's launch manifest (docs/upstream.md#with-openssl
+ * does the same with openssl).
  */
 import { resolve } from "node:path";
 import { configDirectory, joinPath } from "../../../config/paths.ts";

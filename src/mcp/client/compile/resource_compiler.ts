@@ -1,5 +1,5 @@
 /**
- * @module `compile-resource` (CLIENT.md "Governance"): an upstream resource read and stored in a
+ * @module `compile-resource` (docs/upstream.md#compiling-resources-into-memory): an upstream resource read and stored in a
  * brain as a document with source `compile` and its provenance — server, URI, when it was fetched,
  * the SHA-256 of the bytes, and the server's identity pin at the time — only from servers trusted
  * for it. A resource whose bytes have not changed makes no new version, and every compiled document

@@ -1,6 +1,5 @@
 /**
- * @module The launch rules about the shape of a stdio server's `command` alone (CLIENT.md "Stdio
- * launch safety"): one executable token, no shell metacharacters, not a shell, script host or
+ * @module The launch rules about the shape of a stdio server's `command` alone (docs/upstream.md#launch-rules): one executable token, no shell metacharacters, not a shell, script host or
  * launcher. They need no I/O, so the importer applies them too.
  */
 import { LAUNCH_HELPERS } from "../../../config/permissions.ts";

@@ -1,5 +1,5 @@
 /**
- * @module The launch rules (CLIENT.md "Stdio launch safety"): an evaluation of one server config
+ * @module The launch rules (docs/upstream.md#launch-rules): an evaluation of one server config
  * against the facts of this machine, before anything starts. Every check is reported (doctor
  * prints each PASS/FAIL with its fix); the first failing one blocks the server, and only it.
  */

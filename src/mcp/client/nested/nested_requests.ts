@@ -1,5 +1,5 @@
 /**
- * @module Answering what an upstream asks of engram (CLIENT.md "Nested requests"): `roots/list`
+ * @module Answering what an upstream asks of engram (docs/upstream.md#nested-requests): `roots/list`
  * from `mcp.allowed_file_roots`; `sampling/createMessage` through the host's model, only when the
  * server's sampling policy allows it and never for more tokens than it allows; and
  * `elicitation/create` (form and URL) through the host's way of asking the user — a terminal

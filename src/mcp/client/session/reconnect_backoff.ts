@@ -1,6 +1,6 @@
 /**
  * @module When a lost upstream session is tried again: 1 s, doubling to at most 60 s, at most 8
- * attempts (CLIENT.md "Transports and sessions"); after the last the server is marked down until
+ * attempts (docs/upstream.md#transports-and-sessions); after the last the server is marked down until
  * someone uses it again. The waiting is injectable so tests do not sleep for real.
  */
 

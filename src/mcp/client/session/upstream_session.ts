@@ -1,6 +1,6 @@
 /**
  * @module One durable, initialized session per upstream server, reused across operations
- * (CLIENT.md "Transports and sessions"). It connects on first use, answers nested requests,
+ * (docs/upstream.md#transports-and-sessions). It connects on first use, answers nested requests,
  * surfaces list_changed notifications, bounds every request by a timeout (a timed-out or
  * cancelled request is cancelled upstream), and when a live connection is lost it reconnects with
  * backoff (1 s doubling to 60 s, 8 attempts), after which the server is `down` until it is used

@@ -1,7 +1,7 @@
 /** @module memory_list_brains, memory_create_brain, memory_reindex. */
 import { z } from "zod";
 import { BrainOnlyInput, CreateBrainInput, ListBrainsInput } from "../../../core/schemas.ts";
-import { BrainSchema } from "../output_schemas.ts";
+import { BrainSchema, ReindexOutputSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
 
 /** Brains the caller may access. */
@@ -48,12 +48,7 @@ export const memoryReindex = defineTool({
   description:
     "Re-chunk every live document of a brain and rebuild its full-text index and links. Content and versions are unchanged.",
   input: BrainOnlyInput,
-  output: z.looseObject({
-    brain_id: z.string(),
-    documents: z.number().int(),
-    chunks: z.number().int(),
-    took_ms: z.number().int(),
-  }),
+  output: ReindexOutputSchema,
   annotations: ADDITIVE,
   run: (ctx, args) => ctx.service.reindex(ctx.caller, args),
   summary: (r) => `Reindexed ${r.documents} documents into ${r.chunks} chunks in ${r.took_ms} ms`,

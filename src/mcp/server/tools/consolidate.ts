@@ -1,7 +1,7 @@
 /** @module memory_consolidate. */
-import { z } from "zod";
 import { consolidate, type ConsolidationReport } from "../../../core/sessions/consolidate.ts";
 import { ConsolidateInput } from "../../../core/sessions/session_schemas.ts";
+import { ConsolidateOutputSchema } from "../output_schemas.ts";
 import { defineTool } from "../tool.ts";
 
 /** A one-paragraph account of a consolidation report (tool text and CLI output). */
@@ -27,7 +27,7 @@ export const memoryConsolidate = defineTool({
   description:
     "One consolidation pass over a brain: compiles /memory/<scope>/facts.md and /memory/agent/episodes.md, promotes facts seen in several sessions to /memory/global/stable/, retires superseded ones and soft-deletes episodes past the configured age. dry_run only reports. Fails with conflict (retryable) while another pass runs.",
   input: ConsolidateInput,
-  output: z.looseObject({ result: z.looseObject({ brain_id: z.string() }) }),
+  output: ConsolidateOutputSchema,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -1,10 +1,9 @@
 /** @module memory_recall and memory_ask: retrieval shaped by a session, and cited answers. */
-import { z } from "zod";
 import { ask, type AskResult } from "../../../core/answering/ask.ts";
 import type { SearchResult } from "../../../core/memory_service.ts";
 import { recall, type RecallResult } from "../../../core/sessions/recall.ts";
 import { AskInput, RecallInput } from "../../../core/sessions/session_schemas.ts";
-import { SearchHitSchema } from "../output_schemas.ts";
+import { AskOutputSchema, RecallOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { searchSummary } from "./search.ts";
 
@@ -16,12 +15,7 @@ export const memoryRecall = defineTool({
   description:
     "Recall what memory holds for a query. With session_id, documents about what the conversation is about rank first (result: { chunks }); without, the same as memory_search (result: { hits }).",
   input: RecallInput,
-  output: z.looseObject({
-    chunks: z.array(SearchHitSchema).optional(),
-    hits: z.array(SearchHitSchema).optional(),
-    query: z.string(),
-    brain_id: z.string(),
-  }),
+  output: RecallOutputSchema,
   annotations: READ_ONLY,
   run: (ctx, args) => recall({ service: ctx.service, sessions: ctx.sessions }, ctx.caller, args),
   summary: (r: RecallResult | SearchResult) =>
@@ -29,22 +23,6 @@ export const memoryRecall = defineTool({
       ? searchSummary({ query: r.query, brain_id: r.brain_id, hits: r.chunks, took_ms: r.took_ms })
       : searchSummary(r),
   brainOf: (r: RecallResult | SearchResult) => r.brain_id,
-});
-
-const CitationSchema = z.looseObject({
-  type: z.literal("citation"),
-  chunk_id: z.string(),
-  document_id: z.string(),
-  answer_start: z.number().int().min(0),
-  answer_end: z.number().int().min(0),
-  quote: z.string(),
-});
-
-const RetrievedChunkSchema = z.looseObject({
-  chunk_id: z.string(),
-  document_id: z.string(),
-  score: z.number(),
-  preview: z.string().max(512),
 });
 
 /** A question answered from the brain, with citations; streams with a progress token. */
@@ -55,12 +33,7 @@ export const memoryAsk = defineTool({
   description:
     'Answer a question from the brain\'s best passages, by the configured model (else the built-in extractive engine), citing each claim with a verbatim quote. strict: true answers only what the passages state: when they do not answer it, the answer starts with "Not in memory" and grounded is false. With _meta.progressToken the answer streams as progress messages (strict: in one piece).',
   input: AskInput,
-  output: z.looseObject({
-    answer: z.string(),
-    citations: z.array(CitationSchema),
-    retrieved: z.array(RetrievedChunkSchema),
-    grounded: z.boolean().optional(),
-  }),
+  output: AskOutputSchema,
   annotations: { ...READ_ONLY, idempotentHint: false },
   run: (ctx, args) =>
     ask({ service: ctx.service, model: ctx.model }, ctx.caller, args, {

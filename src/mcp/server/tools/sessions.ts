@@ -1,19 +1,9 @@
 /** @module memory_extract and memory_reflect: handing over conversations and closing sessions. */
-import { z } from "zod";
 import { extract, type ExtractResult } from "../../../core/sessions/extraction.ts";
 import { reflect, type ReflectResult } from "../../../core/sessions/reflect.ts";
 import { ExtractInput, ReflectInput } from "../../../core/sessions/session_schemas.ts";
-import { DocumentRecordSchema } from "../output_schemas.ts";
+import { ExtractOutputSchema, ReflectOutputSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool } from "../tool.ts";
-
-const SessionMessageSchema = z.looseObject({
-  id: z.string(),
-  session_id: z.string(),
-  role: z.enum(["system", "user", "assistant", "tool"]),
-  content: z.string().max(1_000_000),
-  name: z.string().min(1).max(128).optional(),
-  created_at: z.string(),
-});
 
 /** Appending messages is not idempotent: the same call twice stores them twice. */
 const WRITES = { ...ADDITIVE, idempotentHint: false };
@@ -26,13 +16,7 @@ export const memoryExtract = defineTool({
   description:
     "Hand over conversation messages: durable facts (preferences, decisions, names, tools, rules, deadlines) are extracted into /memory/<scope>/facts/ in the background (follow with memory_job). With session_id the messages join that session and the last one triggers extraction; without, a transcript is stored under /transcripts/. Duplicates fold into the existing fact; a contradicting fact supersedes it. Close a session with memory_reflect.",
   input: ExtractInput,
-  output: z.looseObject({
-    mode: z.enum(["session", "transcript"]),
-    messages: z.array(SessionMessageSchema).optional(),
-    document: DocumentRecordSchema.optional(),
-    session_id: z.string(),
-    job_id: z.string(),
-  }),
+  output: ExtractOutputSchema,
   annotations: WRITES,
   run: async (ctx, args) => {
     const result = await extract(
@@ -58,17 +42,7 @@ export const memoryReflect = defineTool({
   description:
     "Close a session and reflect on it: outcome (success, partial, failure, unknown), summary, lessons and, after a failure, feedback for the next attempt. A session worth remembering becomes an episode under /memory/agent/episodes/; messages not yet extracted are extracted. Reflecting again returns the same reflection.",
   input: ReflectInput,
-  output: z.looseObject({
-    reflection_status: z.enum(["completed", "no_result"]),
-    reflection: z.looseObject({
-      outcome: z.string(),
-      should_record_episode: z.boolean(),
-      path: z.string().nullable(),
-      retry_feedback: z.string().optional(),
-    }).optional(),
-    reflection_attempted: z.boolean(),
-    ended_at: z.string().optional(),
-  }),
+  output: ReflectOutputSchema,
   annotations: ADDITIVE,
   run: async (ctx, args) => {
     const result = await reflect(

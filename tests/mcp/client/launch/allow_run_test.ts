@@ -1,5 +1,5 @@
 /**
- * The `--allow-run` floor (PRODUCT.md "Modes and Deno permissions"): under a narrow list Deno
+ * The `--allow-run` floor (docs/operations.md#deno-permissions-by-mode): under a narrow list Deno
  * itself refuses an unlisted command, whatever engram's validation decides, and engram's own
  * allow_run rule blocks a reviewed server outside the list before anything starts.
  */

@@ -193,7 +193,7 @@ Deno.test({
   ignore: !HAS_OPENSSL,
   async fn() {
     await using dir = await tempDir();
-    // The commands from the README section "With openssl", verbatim.
+    // The commands of docs/upstream.md#with-openssl, verbatim.
     const entry = await sh(
       [
         "openssl genpkey -algorithm ed25519 -out reviewer.pem && chmod 600 reviewer.pem",

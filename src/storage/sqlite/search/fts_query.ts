@@ -8,7 +8,7 @@
  * (`plis*` becomes `pli*` and finds "pliant"), so chunk_search.ts searches the whole words the
  * prefix starts instead (`ftsWord`, `anyOf`).
  */
-import { MAX_SEARCHED_TERMS, planQuery, type QueryTerm } from "../../core/search/query_plan.ts";
+import { MAX_SEARCHED_TERMS, planQuery, type QueryTerm } from "../../../core/search/query_plan.ts";
 
 /** A term as an FTS5 string: `"word"`, `"two words"` or `"prefix"*`. */
 export function ftsTerm(term: QueryTerm): string {

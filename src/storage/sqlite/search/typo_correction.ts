@@ -12,8 +12,8 @@
  * chunks wins. A word the index holds is never corrected, and only words that match nothing are
  * looked up, so a search with no typo pays one seek per word.
  */
-import type { Prepares } from "./database.ts";
-import { editDistance } from "../../core/text/edit_distance.ts";
+import type { Prepares } from "../database.ts";
+import { editDistance } from "../../../core/text/edit_distance.ts";
 import { fold } from "./term_match.ts";
 
 /** Letters that must be right (Lucene's prefix length). */

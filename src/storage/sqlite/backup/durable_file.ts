@@ -4,7 +4,7 @@
  * directory (a rename is only durable once the directory entry is).
  */
 import { basename, dirname, join } from "node:path";
-import { EngramError } from "../../core/errors.ts";
+import { EngramError } from "../../../core/errors.ts";
 
 /** Owner read/write only: backups and databases hold every note and token hash. */
 const PRIVATE_FILE_MODE = 0o600;

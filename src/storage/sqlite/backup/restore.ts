@@ -10,8 +10,8 @@
  */
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { EngramError } from "../../core/errors.ts";
-import { isBusyError, isCorruptError, translateSqliteError } from "./database.ts";
+import { EngramError } from "../../../core/errors.ts";
+import { isBusyError, isCorruptError, translateSqliteError } from "../database.ts";
 import {
   assertSqliteFile,
   type DatabaseSummary,

@@ -18,11 +18,11 @@
  * in rowid order without scoring).
  */
 import type { SQLInputValue } from "node:sqlite";
-import type { Prepares } from "./database.ts";
-import { SCOPE_PREFIX } from "../../core/limits.ts";
-import type { SearchQuery } from "../../core/types.ts";
+import type { Prepares } from "../database.ts";
+import { SCOPE_PREFIX } from "../../../core/limits.ts";
+import type { SearchQuery } from "../../../core/types.ts";
 import { indexForm } from "./term_match.ts";
-import { isFunctionWord } from "../../core/search/query_plan.ts";
+import { isFunctionWord } from "../../../core/search/query_plan.ts";
 
 /** BM25 column weights: title, headings, body. A title match outranks a body match. */
 const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;

@@ -9,7 +9,7 @@
  * highlights.
  */
 import { stemmer } from "stemmer";
-import type { QueryTerm } from "../../core/search/query_plan.ts";
+import type { QueryTerm } from "../../../core/search/query_plan.ts";
 
 /** A query term ready to compare with tokens. */
 export interface TermPattern {

@@ -7,8 +7,8 @@
  * stale hit is never served. The store builds the stamp from its own index writes and SQLite's
  * `data_version`, which changes when another connection (another process) commits.
  */
-import type { SearchHit, SearchQuery } from "../../core/types.ts";
-import { deepFreeze, type ReadCache } from "./stamped_cache.ts";
+import type { SearchHit, SearchQuery } from "../../../core/types.ts";
+import { deepFreeze, type ReadCache } from "../stamped_cache.ts";
 
 /** Default budget of the cache in MiB (`storage.search_cache_mb`); 0 turns the cache off. */
 export const DEFAULT_SEARCH_CACHE_MB = 16;

@@ -9,16 +9,16 @@
  * rules of core/search_ranking.ts order them. Highlights are made for the returned hits only: no
  * second MATCH over the pool, no highlight() or snippet().
  */
-import type { Prepares } from "./database.ts";
-import { isFunctionWord, planQuery, type QueryPlan } from "../../core/search/query_plan.ts";
+import type { Prepares } from "../database.ts";
+import { isFunctionWord, planQuery, type QueryPlan } from "../../../core/search/query_plan.ts";
 import {
   BODY,
   HEADINGS,
   scoreCandidates,
   type Scored,
   TITLE,
-} from "../../core/search/search_ranking.ts";
-import type { SearchHit, SearchQuery } from "../../core/types.ts";
+} from "../../../core/search/search_ranking.ts";
+import type { SearchHit, SearchQuery } from "../../../core/types.ts";
 import { type CandidateRow, candidates, prefixWords } from "./fts_candidates.ts";
 import { anyOf, ftsTerm, ftsWord } from "./fts_query.ts";
 import { markSpans, snippet } from "./highlights.ts";

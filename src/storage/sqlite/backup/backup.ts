@@ -7,8 +7,8 @@
  */
 import { resolve } from "node:path";
 import { backup } from "node:sqlite";
-import { EngramError } from "../../core/errors.ts";
-import { openDatabase, translateSqliteError } from "./database.ts";
+import { EngramError } from "../../../core/errors.ts";
+import { openDatabase, translateSqliteError } from "../database.ts";
 import { type DatabaseSummary, verifyCopy } from "./database_summary.ts";
 import {
   createTempBeside,

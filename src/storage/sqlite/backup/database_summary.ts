@@ -3,8 +3,8 @@
  * restore report (integrity, schema version, brains, documents, versions).
  */
 import { DatabaseSync } from "node:sqlite";
-import { EngramError } from "../../core/errors.ts";
-import { MIGRATIONS } from "./migrations.ts";
+import { EngramError } from "../../../core/errors.ts";
+import { MIGRATIONS } from "../migrations.ts";
 
 /** The counts and schema version of one database. */
 export interface DatabaseSummary {
