@@ -1,6 +1,6 @@
 /**
  * @module Output schemas for the wire records (docs/tools.md#result-records). Loose, so a client keeps keys a newer
- * engram adds; yet every key a tool returns is listed here (tests/mcp/tool_results_test.ts holds
+ * engram adds; yet every key a tool returns is listed here (tests/mcp/server/tool_results_test.ts holds
  * each result to a closed copy of its listed schema), so the TS records and these cannot drift.
  */
 import { z } from "zod";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { ADMIN, call, callErr, callOk, connectStdio, openService, tempDir } from "../helpers.ts";
-import { queueExtraction } from "../../src/core/sessions/extraction.ts";
-import { appendConversation, openSession } from "../../src/core/sessions/sessions.ts";
-import type { Client } from "../../src/mcp/sdk_client.ts";
+import { ADMIN, call, callErr, callOk, connectStdio, openService, tempDir } from "../../helpers.ts";
+import { queueExtraction } from "../../../src/core/sessions/extraction.ts";
+import { appendConversation, openSession } from "../../../src/core/sessions/sessions.ts";
+import type { Client } from "../../../src/mcp/sdk_client.ts";
 import { rawCallWithProgress } from "./_raw_stdio.ts";
 
 interface Job {
@@ -292,7 +292,7 @@ Deno.test("memory_ask without a model: extractive answer, real citations, stream
   // Without a token: no progress notifications at all.
   const seen: unknown[] = [];
   s.client.setNotificationHandler(
-    (await import("../../src/mcp/sdk.ts")).ProgressNotificationSchema,
+    (await import("../../../src/mcp/sdk.ts")).ProgressNotificationSchema,
     (n) => void seen.push(n),
   );
   const quiet = await callOk<{ answer: string }>(s.client, "memory_ask", {

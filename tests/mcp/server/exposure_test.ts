@@ -7,10 +7,10 @@
  * upstream that cannot start, or that lists an approved tool no longer or changed.
  */
 import assert from "node:assert/strict";
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "../../src/mcp/sdk.ts";
-import { NO_CHANGES, signedConfig, upstreamSetup, WELL } from "../cli/_signed_upstreams.ts";
-import { callErr, collectNotifications, connectStdio, resultText } from "../helpers.ts";
-import { connectHttp, createToken, spawnServe } from "../http/http_helpers.ts";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "../../../src/mcp/sdk.ts";
+import { NO_CHANGES, signedConfig, upstreamSetup, WELL } from "../../cli/_signed_upstreams.ts";
+import { callErr, collectNotifications, connectStdio, resultText } from "../../helpers.ts";
+import { connectHttp, createToken, spawnServe } from "../../http/http_helpers.ts";
 
 Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at their tier, and work", async () => {
   await using s = await upstreamSetup([WELL], { env: NO_CHANGES });

@@ -4,7 +4,7 @@
  * loops, decisions, meetings, grounded answers, and the bad input a user can hand them.
  */
 import assert from "node:assert/strict";
-import { callErr, callOk, connectStdio, tempDir } from "../helpers.ts";
+import { callErr, callOk, connectStdio, tempDir } from "../../helpers.ts";
 
 const NOTES: Record<string, string> = {
   "/memory/project/billing.md": [

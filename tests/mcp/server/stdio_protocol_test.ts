@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { callOk, connectStdio, runEngram, tempDir } from "../helpers.ts";
+import { callOk, connectStdio, runEngram, tempDir } from "../../helpers.ts";
 import { INIT, spawnRaw } from "./_raw_stdio.ts";
 
 Deno.test("stdio: garbage, batches and non-JSON-RPC lines are answered; the session carries on", async () => {

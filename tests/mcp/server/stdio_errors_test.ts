@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { callErr, callOk, connectStdio, tempDir } from "../helpers.ts";
+import { callErr, callOk, connectStdio, tempDir } from "../../helpers.ts";
 
 Deno.test("stdio: every bad input gets its error code and a message that names the fix", async (t) => {
   await using dir = await tempDir();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { ListRootsRequestSchema } from "../../src/mcp/sdk.ts";
-import { Client, StdioClientTransport } from "../../src/mcp/sdk_client.ts";
+import { ListRootsRequestSchema } from "../../../src/mcp/sdk.ts";
+import { Client, StdioClientTransport } from "../../../src/mcp/sdk_client.ts";
 import {
   callErr,
   callOk,
@@ -9,7 +9,7 @@ import {
   engramCommandArgs,
   engramEnv,
   tempDir,
-} from "../helpers.ts";
+} from "../../helpers.ts";
 
 type Roots = { uri: string; name?: string }[];
 

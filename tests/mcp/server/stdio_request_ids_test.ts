@@ -1,6 +1,6 @@
 /** @module stdio refuses JSON-RPC ids JavaScript cannot hold exactly with -32600 and `id: null`. */
 import assert from "node:assert/strict";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../../helpers.ts";
 import { INIT, spawnRaw } from "./_raw_stdio.ts";
 
 Deno.test("stdio: an id beyond 2^53 (or not an integer) gets -32600 with id null; the session carries on", async () => {

@@ -1,6 +1,6 @@
 /** @module Which JSON-RPC number ids engram echoes, judged on their source text. */
 import assert from "node:assert/strict";
-import { isRepresentableId, unrepresentableId } from "../../src/mcp/request_id.ts";
+import { isRepresentableId, unrepresentableId } from "../../../src/mcp/request_id.ts";
 
 Deno.test("isRepresentableId: integers within ±(2^53 − 1) however written; nothing else", () => {
   for (const ok of ["0", "-0", "7", "100.0", "1e2", "1E+2", "12.50e1", "0.0e-999"]) {

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { describeTool, strictOutputSchema } from "../../src/mcp/server/tool_listing.ts";
-import { defineTool, READ_ONLY } from "../../src/mcp/server/tool.ts";
-import { MEMORY_TOOLS } from "../../src/mcp/server/tools/index.ts";
+import { describeTool, strictOutputSchema } from "../../../src/mcp/server/tool_listing.ts";
+import { defineTool, READ_ONLY } from "../../../src/mcp/server/tool.ts";
+import { MEMORY_TOOLS } from "../../../src/mcp/server/tools/index.ts";
 
 const BOUND_KEYS =
   /"(minLength|maxLength|pattern|format|minimum|maximum|minItems|maxItems|propertyNames|default)":/;

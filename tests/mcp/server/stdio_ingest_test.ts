@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { newId } from "../../src/core/ids.ts";
-import type { IngestFileJobPayload } from "../../src/ingest/ingest_file.ts";
-import { openDatabase } from "../../src/storage/sqlite/database.ts";
-import type { Client } from "../../src/mcp/sdk_client.ts";
-import { call, callErr, callOk, connectStdio, openService, tempDir } from "../helpers.ts";
-import { copyFixture, minimalPdf, sha256Hex } from "../fixtures/ingest/fixtures.ts";
+import { newId } from "../../../src/core/ids.ts";
+import type { IngestFileJobPayload } from "../../../src/ingest/ingest_file.ts";
+import { openDatabase } from "../../../src/storage/sqlite/database.ts";
+import type { Client } from "../../../src/mcp/sdk_client.ts";
+import { call, callErr, callOk, connectStdio, openService, tempDir } from "../../helpers.ts";
+import { copyFixture, minimalPdf, sha256Hex } from "../../fixtures/ingest/fixtures.ts";
 
 interface IngestResponse {
   status?: "completed" | "queued";

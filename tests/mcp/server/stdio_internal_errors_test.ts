@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../../helpers.ts";
 import { INIT, spawnRaw } from "./_raw_stdio.ts";
 
 Deno.test("stdio: a tool call failing inside SQLite returns a reference; stderr has the detail", async () => {

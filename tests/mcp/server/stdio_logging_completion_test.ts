@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { EmptyResultSchema, LoggingMessageNotificationSchema } from "../../src/mcp/sdk.ts";
-import { type Client } from "../../src/mcp/sdk_client.ts";
-import { callOk, collectNotifications, connectStdio, tempDir } from "../helpers.ts";
+import { EmptyResultSchema, LoggingMessageNotificationSchema } from "../../../src/mcp/sdk.ts";
+import { type Client } from "../../../src/mcp/sdk_client.ts";
+import { callOk, collectNotifications, connectStdio, tempDir } from "../../helpers.ts";
 
 /** The values of a completion, checking the result's shape. */
 async function complete(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { ResourceUpdatedNotificationSchema } from "../../src/mcp/sdk.ts";
-import { type Client } from "../../src/mcp/sdk_client.ts";
+import { ResourceUpdatedNotificationSchema } from "../../../src/mcp/sdk.ts";
+import { type Client } from "../../../src/mcp/sdk_client.ts";
 import {
   ADMIN,
   callOk,
@@ -9,7 +9,7 @@ import {
   connectStdio,
   openService,
   tempDir,
-} from "../helpers.ts";
+} from "../../helpers.ts";
 
 interface Doc {
   id: string;

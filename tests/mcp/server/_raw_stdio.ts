@@ -1,5 +1,5 @@
 /** @module A raw `engram stdio` process for protocol tests: JSON lines in, JSON lines out. */
-import { engramCommandArgs, engramEnv } from "../helpers.ts";
+import { engramCommandArgs, engramEnv } from "../../helpers.ts";
 
 /** A raw `engram stdio` process: write lines, read JSON lines back. */
 export function spawnRaw(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { callErr, callOk, connectStdio, tempDir } from "../helpers.ts";
+import { callErr, callOk, connectStdio, tempDir } from "../../helpers.ts";
 
 const PAGE = `<!doctype html><html><head><title>Trail guide</title></head><body>
 <nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>

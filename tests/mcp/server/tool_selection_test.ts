@@ -4,11 +4,11 @@
  * tool outside the selection is neither listed nor callable.
  */
 import assert from "node:assert/strict";
-import { upstreamSetup } from "../cli/_signed_upstreams.ts";
-import { assertFails } from "../cli/_util.ts";
-import { connectStdio, resultText, runEngram, tempDir } from "../helpers.ts";
-import { connectHttp, createToken, spawnServe } from "../http/http_helpers.ts";
-import { selectTools } from "../../src/mcp/server/tool_selection.ts";
+import { upstreamSetup } from "../../cli/_signed_upstreams.ts";
+import { assertFails } from "../../cli/_util.ts";
+import { connectStdio, resultText, runEngram, tempDir } from "../../helpers.ts";
+import { connectHttp, createToken, spawnServe } from "../../http/http_helpers.ts";
+import { selectTools } from "../../../src/mcp/server/tool_selection.ts";
 
 Deno.test("stdio --tools lists only the selected tools, globs included; others are refused", async () => {
   await using s = await upstreamSetup([{ name: "files", fixture: "well_behaved" }]);

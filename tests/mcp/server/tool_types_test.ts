@@ -5,10 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import type { SearchResult } from "../../src/core/service_types.ts";
-import type { DocumentRecord } from "../../src/core/types.ts";
-import { DocumentRecordSchema, SearchOutputSchema } from "../../src/mcp/server/output_schemas.ts";
-import { defineTool, READ_ONLY } from "../../src/mcp/server/tool.ts";
+import type { SearchResult } from "../../../src/core/service_types.ts";
+import type { DocumentRecord } from "../../../src/core/types.ts";
+import {
+  DocumentRecordSchema,
+  SearchOutputSchema,
+} from "../../../src/mcp/server/output_schemas.ts";
+import { defineTool, READ_ONLY } from "../../../src/mcp/server/tool.ts";
 
 const base = {
   name: "t",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import type { Client } from "../../src/mcp/sdk_client.ts";
-import { callOk, connectStdio, tempDir } from "../helpers.ts";
+import type { Client } from "../../../src/mcp/sdk_client.ts";
+import { callOk, connectStdio, tempDir } from "../../helpers.ts";
 
 interface Doc {
   id: string;

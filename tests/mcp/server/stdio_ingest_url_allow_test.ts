@@ -3,7 +3,7 @@
  * alone, so an agent passing allow-host-like arguments still gets loopback refused, unrequested.
  */
 import assert from "node:assert/strict";
-import { callErr, connectStdio, tempDir } from "../helpers.ts";
+import { callErr, connectStdio, tempDir } from "../../helpers.ts";
 
 Deno.test("memory_ingest_url: no allow-host parameter; extra allow keys change nothing and loopback stays refused", async () => {
   await using dir = await tempDir();

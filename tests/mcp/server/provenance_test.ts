@@ -3,8 +3,8 @@
  * `compile-resource --all` would read whatever URI an agent wrote from a trusted server into memory.
  */
 import assert from "node:assert/strict";
-import { upstreamSetup } from "../cli/_signed_upstreams.ts";
-import { connectStdio, resultText } from "../helpers.ts";
+import { upstreamSetup } from "../../cli/_signed_upstreams.ts";
+import { connectStdio, resultText } from "../../helpers.ts";
 
 Deno.test("agents cannot rewrite where a compiled document came from", async () => {
   await using s = await upstreamSetup([

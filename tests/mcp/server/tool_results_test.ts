@@ -7,18 +7,18 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { AjvJsonSchemaValidator, type CallToolResult } from "../../src/mcp/sdk.ts";
-import { strictOutputSchema } from "../../src/mcp/server/tool_listing.ts";
-import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
-import { envFrom } from "../../src/config/env.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import type { Tier } from "../../src/core/types.ts";
-import { silentLogger } from "../../src/core/logger.ts";
-import { createJobRunner, openRuntime, sessionDeps } from "../../src/cli/runtime.ts";
-import { createMcpServer } from "../../src/mcp/server/factory.ts";
-import { TOOL_ERROR_META } from "../../src/mcp/server/tool_error.ts";
-import { MEMORY_TOOLS } from "../../src/mcp/server/tools/index.ts";
-import { connectLikeAClient, tempDir, toolError } from "../helpers.ts";
+import { AjvJsonSchemaValidator, type CallToolResult } from "../../../src/mcp/sdk.ts";
+import { strictOutputSchema } from "../../../src/mcp/server/tool_listing.ts";
+import { Client, InMemoryTransport } from "../../../src/mcp/sdk_client.ts";
+import { envFrom } from "../../../src/config/env.ts";
+import { loadConfig } from "../../../src/config/load.ts";
+import type { Tier } from "../../../src/core/types.ts";
+import { silentLogger } from "../../../src/core/logger.ts";
+import { createJobRunner, openRuntime, sessionDeps } from "../../../src/cli/runtime.ts";
+import { createMcpServer } from "../../../src/mcp/server/factory.ts";
+import { TOOL_ERROR_META } from "../../../src/mcp/server/tool_error.ts";
+import { MEMORY_TOOLS } from "../../../src/mcp/server/tools/index.ts";
+import { connectLikeAClient, tempDir, toolError } from "../../helpers.ts";
 
 /** Ids and paths earlier cases produced, for the cases after them. */
 interface State {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { callOk, connectStdio, runEngram, tempDir, toolError } from "../helpers.ts";
+import { callOk, connectStdio, runEngram, tempDir, toolError } from "../../helpers.ts";
 import { rawCallWithProgress } from "./_raw_stdio.ts";
-import { type LlmServer, startLlmServer } from "../fixtures/llm_server.ts";
-import { type CallToolResult, CreateMessageRequestSchema } from "../../src/mcp/sdk.ts";
-import { type Client } from "../../src/mcp/sdk_client.ts";
+import { type LlmServer, startLlmServer } from "../../fixtures/llm_server.ts";
+import { type CallToolResult, CreateMessageRequestSchema } from "../../../src/mcp/sdk.ts";
+import { type Client } from "../../../src/mcp/sdk_client.ts";
 
 /** Writes a config with the given providers and returns its path. */
 async function writeConfig(dir: string, providers: string, extra = ""): Promise<string> {
