@@ -19,6 +19,7 @@ import { createMcpServer } from "../../../src/mcp/server/factory.ts";
 import { TOOL_ERROR_META } from "../../../src/mcp/server/tool_error.ts";
 import { MEMORY_TOOLS } from "../../../src/mcp/server/tools/index.ts";
 import { connectLikeAClient, tempDir, toolError } from "../../helpers.ts";
+import { closedSchema, FREE_KEY_MAPS, freeKeyObjects, unlistedKeys } from "./closed_schema.ts";
 
 /** Ids and paths earlier cases produced, for the cases after them. */
 interface State {
@@ -342,110 +343,6 @@ const CASES: Case[] = [
     error: "not_found",
   },
 ];
-
-/**
- * The objects results carry whose keys are data, not fields: listed with no `properties`, so a
- * closed listing leaves them open. By property name, and why; every such object a listing holds
- * must be named here, so a new one is a decision rather than a gap.
- */
-const FREE_KEY_MAPS: Record<string, string> = {
-  metadata: "a document's metadata: keys the writer chose (tags, front matter, source)",
-  component_scores: "one score per ranking signal, and which signals ran depends on the config",
-  result: "memory_job: a finished job's own record, shaped by its kind (ingest, extraction)",
-};
-
-/**
- * A copy of a listed output schema in which every object schema with `properties` and no
- * `additionalProperties` of its own is closed (`additionalProperties: false`): what the listing
- * promises, and nothing beside it. Maps (no `properties`) stay as they are.
- */
-function closedSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closedSchema);
-  if (schema === null || typeof schema !== "object") return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    // Property names are data, not keywords: a property called "items" is walked like any other.
-    out[key] = key === "properties"
-      ? Object.fromEntries(
-        Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, closedSchema(v)]),
-      )
-      : closedSchema(value);
-  }
-  if ("properties" in out && !("additionalProperties" in out)) out.additionalProperties = false;
-  return out;
-}
-
-/** The data paths (`[]` for an array's items) of the objects a schema lists no properties for. */
-function freeKeyObjects(schema: unknown, path = ""): string[] {
-  if (schema === null || typeof schema !== "object") return [];
-  const s = schema as Record<string, unknown>;
-  const types = [s.type].flat();
-  const here = types.includes("object") && !s.properties ? [path] : [];
-  return [
-    ...here,
-    ...Object.entries((s.properties ?? {}) as Record<string, unknown>).flatMap(([k, v]) =>
-      freeKeyObjects(v, `${path}/${k}`)
-    ),
-    ...freeKeyObjects(s.items, `${path}/[]`),
-    ...((s.anyOf ?? []) as unknown[]).flatMap((v) => freeKeyObjects(v, path)),
-  ];
-}
-
-/** Where `value` holds a key a closed schema does not name, for a failure message ajv words vaguely. */
-function unlistedKeys(schema: unknown, value: unknown, path = ""): string[] {
-  const s = schema as {
-    properties?: Record<string, unknown>;
-    additionalProperties?: unknown;
-    items?: unknown;
-  };
-  if (Array.isArray(value)) {
-    return s.items ? value.flatMap((v, i) => unlistedKeys(s.items, v, `${path}/${i}`)) : [];
-  }
-  if (value === null || typeof value !== "object" || !s.properties) return [];
-  return Object.entries(value).flatMap(([k, v]) =>
-    k in s.properties!
-      ? unlistedKeys(s.properties![k], v, `${path}/${k}`)
-      : s.additionalProperties === false
-      ? [`${path}/${k}`]
-      : []
-  );
-}
-
-Deno.test("closed schema: a key the listing does not name fails; a map's free keys pass", () => {
-  const listed = {
-    type: "object",
-    properties: {
-      hits: {
-        type: "array",
-        items: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-      },
-      metadata: { type: "object", additionalProperties: { type: "string" } },
-      result: { anyOf: [{ type: "object" }, { type: "null" }] },
-    },
-    required: ["hits"],
-  };
-  assert.deepEqual(freeKeyObjects(listed), ["/metadata", "/result"]);
-  const ajv = new AjvJsonSchemaValidator();
-  const strict = ajv.getValidator(closedSchema(listed) as Record<string, unknown>);
-  const ok = { hits: [{ path: "/a.md" }], metadata: { any: "key" }, result: { free: 1 } };
-  assert.ok(strict(ok).valid, "free keys in maps pass");
-  // The listed (open) schema takes an extra key: only the closed copy catches it.
-  assert.ok(ajv.getValidator(listed)({ ...ok, extra: 1 }).valid);
-  for (
-    const [what, bad] of [
-      ["at the top", { ...ok, extra: 1 }],
-      ["in an array's items", { ...ok, hits: [{ path: "/a.md", heading_path: [] }] }],
-    ] as const
-  ) {
-    const r = strict(bad);
-    assert.ok(!r.valid, `an unlisted key ${what} fails`);
-    assert.match(r.errorMessage ?? "", /additional properties/i);
-  }
-  assert.deepEqual(
-    unlistedKeys(closedSchema(listed), { ...ok, extra: 1, hits: [{ path: "/a.md", x: 2 }] }),
-    ["/hits/0/x", "/extra"],
-  );
-});
 
 /** Tools that cannot fail for a caller allowed to list them, and why. */
 const NO_ERROR_CASE: Record<string, string> = {
