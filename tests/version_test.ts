@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { LATEST_PROTOCOL_VERSION } from "../src/mcp/sdk.ts";
 import { PINNED_DENO, PROTOCOL_VERSION, VERSION } from "../src/version.ts";
+import { readSources } from "./architecture/import_graph.ts";
 import { runEngram, tempDir } from "./helpers.ts";
 
 Deno.test("the suite runs on the Deno version pinned in deno.json", () => {
@@ -23,24 +22,17 @@ Deno.test("engram version prints the version from deno.json", async () => {
 Deno.test("the protocol revision is written once, and is the pinned SDK's latest", () => {
   // An SDK upgrade that moves the latest revision must move engram's pin with it, deliberately.
   assert.equal(PROTOCOL_VERSION, LATEST_PROTOCOL_VERSION);
-  const src = new URL("../src/", import.meta.url).pathname;
   const copies: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (path.endsWith(".ts") && !path.endsWith("/src/version.ts")) {
-        readFileSync(path, "utf8").split("\n").forEach((line, i) => {
-          // A comment may name the revision; code uses PROTOCOL_VERSION. The SSE priming cut-off
-          // is the same date but another concept (the first revision whose clients expect it).
-          const code = line.replace(/\/\/.*$/, "").replace(/^\s*\/?\*.*$/, "");
-          if (code.includes(`"${PROTOCOL_VERSION}"`) && !code.includes("PRIMING_SINCE")) {
-            copies.push(`${path.slice(src.length)}:${i + 1}`);
-          }
-        });
+  for (const [path, text] of readSources()) {
+    if (path === "src/version.ts") continue;
+    text.split("\n").forEach((line, i) => {
+      // A comment may name the revision; code uses PROTOCOL_VERSION. The SSE priming cut-off is
+      // the same date but another concept (the first revision whose clients expect it).
+      const code = line.replace(/\/\/.*$/, "").replace(/^\s*\/?\*.*$/, "");
+      if (code.includes(PROTOCOL_VERSION) && !code.includes("PRIMING_SINCE")) {
+        copies.push(`${path}:${i + 1}`);
       }
-    }
-  };
-  walk(src);
+    });
+  }
   assert.deepEqual(copies, [], "use PROTOCOL_VERSION from src/version.ts");
 });
