@@ -132,6 +132,8 @@ export function createJobRunner(
     logger: options.logger,
     leaseMs: options.config.ingest.job_lease_ms,
     retryDelayMs: options.config.ingest.job_retry_ms,
+    // Another process's killed job is taken over within a lease plus this (docs/operations.md).
+    pollMs: options.config.changePollMs,
     handlers: {
       [INGEST_FILE_JOB]: async (job) => ({
         ...(await runIngestFileJob(runtime.service, JOB_CALLER, {

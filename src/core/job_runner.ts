@@ -2,7 +2,9 @@
  * @module Runs durable background jobs one at a time in this process.
  *
  * A job is claimed with a lease that is renewed while it runs; if the process dies, the lease
- * runs out and the next engram process to start (or kick its runner) picks the job up again.
+ * runs out and a runner picks the job up again: an idle runner wakes when the earliest lease it
+ * knows of runs out, and — given `pollMs` — looks again that often for leases other processes took
+ * since, so a running engram takes over a killed process's job within about one lease.
  * A job whose process died `maxAttempts` times, or that fails for a reason a retry cannot fix,
  * is marked failed with that reason — never dropped silently.
  */
@@ -22,6 +24,8 @@ export interface JobRunnerOptions {
   maxAttempts?: number;
   /** Pause before the first retry of a failed job; doubled for each further attempt. */
   retryDelayMs?: number;
+  /** Longest idle pause before looking for jobs again (other processes' expired leases). */
+  pollMs?: number;
 }
 
 /** Longest pause between two attempts of a job. */
@@ -30,11 +34,11 @@ const MAX_RETRY_DELAY_MS = 5 * 60_000;
 /** One process's job worker. */
 export class JobRunner {
   #queue: JobQueue;
-  #o: Required<JobRunnerOptions>;
+  #o: Required<Omit<JobRunnerOptions, "pollMs">> & Pick<JobRunnerOptions, "pollMs">;
   #loop: Promise<void> | null = null;
   #again = false;
   #waiters = new Map<string, Set<() => void>>();
-  /** Wakes the runner when a job waiting out its retry delay becomes runnable. */
+  /** Wakes the runner when a delayed job or an expired lease makes a job runnable. */
   #wake: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
 
@@ -103,7 +107,7 @@ export class JobRunner {
     for (;;) {
       const job = await this.#queue.claimJob(this.#o.leaseMs);
       if (!job) {
-        await this.#wakeForDelayed();
+        await this.#wakeWhenRunnable();
         return;
       }
       await this.#run(job);
@@ -112,11 +116,24 @@ export class JobRunner {
     }
   }
 
-  async #wakeForDelayed(): Promise<void> {
-    const next = await this.#queue.nextDelayedJobAt();
+  /**
+   * Sleeps until a job could be claimable: a retry delay ends, or a lease runs out (this runner is
+   * idle, so every running job is another process's — alive and renewing, or killed). With
+   * `pollMs`, never longer than that, since another process may take a lease after this read.
+   */
+  async #wakeWhenRunnable(): Promise<void> {
+    const times = await Promise.all([
+      this.#queue.nextDelayedJobAt(),
+      this.#queue.nextLeaseExpiryAt(),
+    ]);
     clearTimeout(this.#wake);
-    if (!next || this.#stopped) return;
-    this.#wake = setTimeout(() => this.kick(), Math.max(0, Date.parse(next) - Date.now()) + 5);
+    if (this.#stopped) return;
+    const waits = times.filter((t) => t !== null).map((t) =>
+      Math.max(0, Date.parse(t!) - Date.now()) + 5
+    );
+    if (this.#o.pollMs !== undefined) waits.push(this.#o.pollMs);
+    if (waits.length === 0) return;
+    this.#wake = setTimeout(() => this.kick(), Math.min(...waits));
   }
 
   async #run(job: JobRecord): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { EngramError } from "../core/errors.ts";
-import { type CheckedFile, MAX_FILE_BYTES } from "./file_access.ts";
+import { type CheckedFile, MAX_FILE_BYTES, vanishedOr } from "./file_access.ts";
 
 /** Largest single read; files are at most MAX_FILE_BYTES. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -62,7 +62,9 @@ function verifyOpened(fd: number, file: CheckedFile, name: string): number {
   try {
     now = Deno.lstatSync(file.realPath);
     real = Deno.realPathSync(file.realPath);
-  } catch {
+  } catch (err) {
+    // Removed since it was opened: gone, as for the check before; anything else is a change.
+    if (err instanceof Deno.errors.NotFound) throw vanishedOr(err, name);
     throw changed(file, name);
   }
   if (

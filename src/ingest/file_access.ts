@@ -76,7 +76,12 @@ export async function checkFile(
     root = underRoot(realPath, realRoots);
     if (root === null) throw outside(realPath === absolute ? "" : ` (it resolves to ${realPath})`);
   }
-  const info = await Deno.stat(realPath);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(realPath);
+  } catch (err) {
+    throw vanishedOr(err, path);
+  }
   if (info.isDirectory) {
     throw new EngramError(
       "invalid_argument",
@@ -93,6 +98,20 @@ export async function checkFile(
     );
   }
   return { realPath, size: info.size, root };
+}
+
+/**
+ * The error for a file that could not be looked at again after an earlier check passed: removed in
+ * between (another process, an editor's save) is `not_found`, as if it had never been there;
+ * anything else is `forbidden` with the system's reason.
+ */
+export function vanishedOr(err: unknown, path: string): EngramError {
+  if (err instanceof Deno.errors.NotFound) {
+    return new EngramError("not_found", `file ${path} was removed while it was being checked`);
+  }
+  return new EngramError("forbidden", `cannot read ${path}: ${(err as Error).message}`, {
+    cause: err,
+  });
 }
 
 /** The first of `roots` that `path` lies in (or is), else null. */

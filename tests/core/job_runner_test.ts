@@ -289,3 +289,16 @@ Deno.test("a running job with an expired lease is claimed again; at max attempts
   );
   assert.deepEqual(ran, [orphan.id]);
 });
+
+Deno.test("an idle runner wakes when another process's lease runs out, and takes the job over", async () => {
+  await using s = await setup();
+  const runner = s.runner({ work: (job) => Promise.resolve({ attempt: job.attempts }) });
+  const job = await s.enqueue("work");
+  // Claimed elsewhere with a short lease that is never renewed: that process died.
+  await s.storage.jobs.claimJob(300);
+  runner.kick();
+  const done = await runner.wait(job.id, 20_000);
+  await runner.drain();
+  assert.equal(done?.status, "completed", "taken over without another kick");
+  assert.deepEqual(done?.result, { attempt: 2 });
+});

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { EngramError } from "../../src/core/errors.ts";
-import { checkFile, ingestPathFor, MAX_FILE_BYTES } from "../../src/ingest/file_access.ts";
+import { readCheckedFile } from "../../src/ingest/checked_read.ts";
+import {
+  checkFile,
+  ingestPathFor,
+  MAX_FILE_BYTES,
+  vanishedOr,
+} from "../../src/ingest/file_access.ts";
 import { tempDir } from "../helpers.ts";
 
 /**
@@ -233,4 +239,31 @@ Deno.test("ingestPathFor without a root: /ingest/<file name>", () => {
     ingestPathFor({ realPath: "/tmp/x/report.pdf", size: 1, root: null }),
     "/ingest/report.pdf",
   );
+});
+
+Deno.test("a file removed after a check passed is not_found, not internal (vanishedOr)", async () => {
+  await using dir = await tempDir();
+  const file = `${dir.path}/gone.md`;
+  await Deno.writeTextFile(file, "# soon gone\n");
+  await Deno.remove(file);
+  // The very error the second look of checkFile and readCheckedFile gets when the file went away.
+  const err = await Deno.stat(file).then(() => undefined, (e) => e);
+  const gone = vanishedOr(err, "notes/gone.md");
+  assert.equal(gone.code, "not_found");
+  assert.equal(gone.message, "file notes/gone.md was removed while it was being checked");
+  const other = vanishedOr(new Deno.errors.PermissionDenied("EACCES"), "notes/x.md");
+  assert.equal(other.code, "forbidden");
+  assert.match(other.message, /cannot read notes\/x\.md: EACCES/);
+});
+
+Deno.test("a file removed between checkFile and the read is not_found", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/a.md`, "# a\n");
+  const checked = await checkFile("a.md", { roots: [dir.path], cwd: dir.path });
+  await Deno.remove(`${dir.path}/a.md`);
+  await assert.rejects(readCheckedFile(checked, "a.md"), (err: unknown) => {
+    assert.ok(err instanceof EngramError);
+    assert.equal(err.code, "not_found");
+    return true;
+  });
 });

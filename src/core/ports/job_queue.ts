@@ -29,6 +29,11 @@ export interface JobQueue {
   failJob(id: string, error: string, options: { retry: boolean; delayMs?: number }): Promise<void>;
   /** When the earliest queued job waiting on a retry delay becomes runnable (ISO time), or null. */
   nextDelayedJobAt(): Promise<string | null>;
+  /**
+   * When the earliest lease of a running job runs out (ISO time), or null: a job whose process was
+   * killed is claimable from then on, and an idle runner wakes for it.
+   */
+  nextLeaseExpiryAt(): Promise<string | null>;
   /** A queued or running job of `kind` in a brain whose payload has these values, or null. */
   findActiveJob(
     kind: string,

@@ -103,6 +103,14 @@ export class SqliteJobQueue implements JobQueue {
     );
   }
 
+  nextLeaseExpiryAt(): Promise<string | null> {
+    return this.#conn.read(() =>
+      (this.#conn.prepare(
+        "SELECT min(lease_until) AS at FROM jobs WHERE status = 'running' AND lease_until IS NOT NULL",
+      ).get() as { at: string | null }).at
+    );
+  }
+
   findActiveJob(
     kind: string,
     brainId: string,

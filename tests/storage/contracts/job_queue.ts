@@ -181,6 +181,24 @@ export function jobQueueContract(backend: ContractBackend): void {
     assert.equal(await f.storage.jobs.claimJob(LEASE), null);
   });
 
+  test("nextLeaseExpiryAt is the earliest lease among running jobs; a finished job holds none", async () => {
+    await using f = await withBrain(backend);
+    assert.equal(await f.storage.jobs.nextLeaseExpiryAt(), null, "no jobs at all");
+    await enqueue(f, "job_1");
+    await enqueue(f, "job_2");
+    assert.equal(await f.storage.jobs.nextLeaseExpiryAt(), null, "queued jobs hold no lease");
+    await f.storage.jobs.claimJob(LEASE);
+    f.clock.advance(1_000);
+    await f.storage.jobs.claimJob(LEASE);
+    assert.equal(await f.storage.jobs.nextLeaseExpiryAt(), f.clock.iso(LEASE - 1_000));
+    await f.storage.jobs.renewJob("job_1", LEASE);
+    assert.equal(await f.storage.jobs.nextLeaseExpiryAt(), f.clock.iso(LEASE), "renewed: job_2's");
+    await f.storage.jobs.completeJob("job_2", {});
+    assert.equal(await f.storage.jobs.nextLeaseExpiryAt(), f.clock.iso(LEASE), "job_1's renewal");
+    await f.storage.jobs.failJob("job_1", "x", { retry: false });
+    assert.equal(await f.storage.jobs.nextLeaseExpiryAt(), null);
+  });
+
   test("nextDelayedJobAt is the earliest delay among queued jobs, even one already due", async () => {
     await using f = await withBrain(backend);
     assert.equal(await f.storage.jobs.nextDelayedJobAt(), null, "no jobs at all");
