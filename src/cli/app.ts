@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   backup: async () => (await import("./commands/backup.ts")).backupCommand,
   restore: async () => (await import("./commands/restore.ts")).restoreCommand,
   mcp: async () => (await import("./commands/mcp/mcp.ts")).mcpCommand,
+  config: async () => (await import("./commands/config.ts")).configCommand,
   version: async () => (await import("./commands/version.ts")).versionCommand,
 };
 
@@ -65,6 +66,7 @@ commands:
   mcp compile-resource|score|report|marketplace
                          compile resources into memory; score upstreams; the audit report
                          (engram mcp --help lists them all)
+  config path            print the config file in use (or where one would be read) and why
   version                print version information (also: --version, -v)
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.

@@ -17,7 +17,9 @@ export type Mode = "serve" | "stdio" | "cli" | "ingest" | "mcp-static" | "mcp-li
 
 /**
  * Commands the upstream servers may be launched with (global and per-server lists), plus the
- * helpers around them: `kill` stops a server's process group, `bwrap` runs `restricted` ones.
+ * helpers around them: `kill` stops a server's process group, `perl` starts it without engram's
+ * descriptors, `bwrap` runs `restricted` ones, `pasta` gives those with `network: true` their own
+ * network.
  * `servers` is every server engram knows (the YAML's, and those imported into the database).
  */
 function configuredRunAllowlist(
@@ -27,8 +29,9 @@ function configuredRunAllowlist(
   const stdio = servers.flatMap((s) => s.transport === "stdio" ? [s] : []);
   const perServer = stdio.flatMap((s) => s.stdio_allowed_commands);
   const helpers = [
-    ...(stdio.length ? ["kill"] : []),
+    ...(stdio.length ? ["kill", "perl"] : []),
     ...(stdio.some((s) => s.sandbox_profile === "restricted") ? ["bwrap"] : []),
+    ...(stdio.some((s) => s.sandbox_profile === "restricted" && s.network) ? ["pasta"] : []),
   ];
   return [...new Set([...config.mcp.stdio_allowed_commands, ...perServer, ...helpers])];
 }

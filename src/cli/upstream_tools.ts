@@ -10,7 +10,12 @@ import type { ResolvedConfig } from "../config/load.ts";
 import type { McpServerConfig } from "../config/mcp_servers.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CallerContext } from "../core/types.ts";
-import type { ExposedTool, ExposurePlan } from "../mcp/client/exposure/exposure_plan.ts";
+import type {
+  ExposedPrompt,
+  ExposedTool,
+  ExposurePlan,
+} from "../mcp/client/exposure/exposure_plan.ts";
+import type { TemplateRead } from "../mcp/client/exposure/upstream_exposure.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import type { UpstreamConnections } from "../mcp/client/session/upstream_connections.ts";
 import type { DownstreamClient, UpstreamTools } from "../mcp/server/upstream_tools.ts";
@@ -18,7 +23,7 @@ import type { Runtime } from "./runtime.ts";
 
 /** The exposed tools of a serving process, and what to close when it stops. */
 export interface ServedUpstreams {
-  tools: UpstreamTools<ExposedTool>;
+  tools: UpstreamTools<ExposedTool, ExposedPrompt, TemplateRead>;
   /** Every configured server (for the run permissions kept at start-up). */
   servers: McpServerConfig[];
   close(): Promise<void>;
@@ -101,22 +106,24 @@ export async function serveUpstreamTools(
         },
         elicit: (params, c) => {
           const agent = latest(c.server, "elicit");
-          return agent?.elicit
-            ? agent.elicit(params, c.signal)
+          if (agent?.elicit) return agent.elicit(params, c.signal);
+          // A form is declined; a browser step nobody can show is refused, naming the capability.
+          return params.mode === "url"
+            ? Promise.reject(new Error("it declared no elicitation capability"))
             : Promise.resolve({ action: "decline" as const });
         },
       },
       onEvent: (server, event) => {
-        if (event.kind === "list_changed" && event.list === "tools") {
+        if (event.kind === "list_changed") {
           void exposure.listChanged(server);
         }
       },
     });
   };
-  const tools: UpstreamTools<ExposedTool> = {
+  const tools: UpstreamTools<ExposedTool, ExposedPrompt, TemplateRead> = {
     tools: (tier) => exposure.tools(tier),
     find: (name) => exposure.find(name),
-    withdrawn: (name) => exposure.withdrawn(name),
+    withdrawn: (name, kind) => exposure.withdrawn(name, kind),
     call: (tool, args, c) => {
       const downstream = c.downstream ?? {};
       running.set(tool.server, [...(running.get(tool.server) ?? []), downstream]);
@@ -128,6 +135,14 @@ export async function serveUpstreamTools(
         now.splice(now.indexOf(downstream), 1);
       });
     },
+    prompts: (tier) => exposure.prompts(tier),
+    findPrompt: (name) => exposure.findPrompt(name),
+    getPrompt: (prompt, args, c) =>
+      callers.run(c.caller, () => exposure.getPrompt(prompt, args, { signal: c.signal })),
+    templates: (tier) => exposure.templates(tier),
+    findResource: (uri) => exposure.findResource(uri),
+    readResource: (read, c) =>
+      callers.run(c.caller, () => exposure.readResource(read, { signal: c.signal })),
     onChange: (listener) => exposure.onChange(listener),
   };
   return {

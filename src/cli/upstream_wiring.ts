@@ -59,6 +59,7 @@ export function connectionOptions(
     options: {
       maxResultBytes: config.mcp.max_result_bytes,
       requestTimeoutMs: config.mcp.request_timeout_ms,
+      elicitationTimeoutMs: config.mcp.elicitation_timeout_ms,
       host: { roots: config.mcp.allowed_file_roots, ...o.host },
       onStatus: statusRecorder(runtime),
       onCall: (call) => void runtime.traces.trace(traceOf(call, o.caller())),

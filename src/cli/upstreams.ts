@@ -21,6 +21,7 @@ import {
   type UpstreamConnectionsOptions,
 } from "../mcp/client/session/upstream_connections.ts";
 import type { CommandContext } from "./context.ts";
+import { unlessAborted } from "./interrupt.ts";
 import type { Mode } from "./permissions.ts";
 import { type Runtime, withRuntime } from "./runtime.ts";
 import { stdinLines } from "./stdin_lines.ts";
@@ -51,6 +52,7 @@ export async function withUpstreams<T>(
     const facts = options.mode === "cli" ? undefined : await gatherLaunchFacts(config.mcp, {
       env: ctx.env,
       dataDir: config.dataDir,
+      ...(config.configFile ? { configFile: config.configFile } : {}),
     });
     return await fn({ runtime, config, catalog, facts });
   }, {
@@ -116,20 +118,26 @@ export function openUpstreamConnections(
 /**
  * Connects to the usable servers of `entries` at once (each bounded by the request timeout),
  * reviews what they list against `options.book` (default the configured approvals), then closes.
- * `interactive`: elicitation is answered at a terminal prompt.
+ * `interactive`: elicitation is answered at a terminal prompt; `signal` (untilInterrupted)
+ * interrupts it.
  */
 export async function reviewServers(
   u: UpstreamSetup,
   ctx: CommandContext,
   entries: readonly CatalogEntry[],
-  options: { book?: ApprovalBook; interactive?: boolean } = {},
+  options: { book?: ApprovalBook; interactive?: boolean; signal?: AbortSignal } = {},
 ): Promise<ServerReview[]> {
   const usable = entries.filter((e) => !e.problem);
   const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, {
     interactive: options.interactive,
   });
   try {
-    const discoveries = await connections.discover(usable.map((e) => e.config.name));
+    const names = usable.map((e) => e.config.name);
+    const { signal } = options;
+    // Interrupted: the listings in flight are cancelled, and `finally` stops the servers.
+    const discoveries = signal
+      ? await unlessAborted(connections.discover(names, { signal }), signal)
+      : await connections.discover(names);
     return await reviewDiscoveries(discoveries, {
       servers: usable.map((e) => e.config),
       book: options.book ?? approvalBook(u),

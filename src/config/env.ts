@@ -17,6 +17,14 @@ export function envFrom(vars: Record<string, string>): EnvSnapshot {
 }
 
 /**
+ * The OS user running engram, for the audit log's operator actions: `USER`, else `LOGNAME`, else
+ * `USERNAME` (Windows), else "unknown" — read from the environment so no extra permission is needed.
+ */
+export function operatorName(env: EnvSnapshot): string {
+  return env.get("USER") || env.get("LOGNAME") || env.get("USERNAME") || "unknown";
+}
+
+/**
  * Text as the part of an environment variable name (`api-key` → `API_KEY`): upper case, and `_`
  * for anything but A-Z and 0-9. Suggested names and imported references are written this way.
  */

@@ -1,6 +1,7 @@
 /** @module Finding, reading, interpolating and validating the config; applying env and flags on top. */
 import { EngramError } from "../core/errors.ts";
 import type { Tier } from "../core/types.ts";
+import { type ConfigLocation, locateConfig } from "./config_file.ts";
 import { envNamePart, type EnvSnapshot } from "./env.ts";
 import {
   expandReferences,
@@ -26,6 +27,8 @@ export interface ConfigFlags {
 export interface ResolvedConfig {
   /** The file that was read, or null when running on defaults. */
   configFile: string | null;
+  /** Which rule of the search order chose it, and the file a config would be read from. */
+  configLocation: ConfigLocation;
   dataDir: string;
   dbFile: string;
   defaultBrain?: string;
@@ -56,7 +59,8 @@ export function loadConfig(
   options: { env: EnvSnapshot; cwd: string },
 ): ResolvedConfig {
   const { env, cwd } = options;
-  const file = findConfigFile(flags, env, cwd);
+  const location = locateConfig(flags, { env, cwd });
+  const file = location.file;
   let parsed: FileConfig;
   let sources: McpKeySources = {};
   if (file) {
@@ -87,6 +91,7 @@ export function loadConfig(
   const dataDir = dataDirectory({ flag: flags.data, config: parsed.data_dir, env, cwd });
   return {
     configFile: file,
+    configLocation: location,
     dataDir,
     dbFile: joinPath(dataDir, "engram.db"),
     defaultBrain: flags.brain ?? envVar(env, "ENGRAM_DEFAULT_BRAIN") ??
@@ -118,39 +123,7 @@ function envVar(env: EnvSnapshot, name: string): string | undefined {
 
 /** `--config`, `$ENGRAM_CONFIG` (both must exist), `./config/engram.yaml`, `$XDG_CONFIG_HOME/engram/engram.yaml`. */
 export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string): string | null {
-  const explicit = flags.config ?? env.get("ENGRAM_CONFIG");
-  if (explicit) {
-    const path = expandHome(explicit, env, cwd);
-    if (!exists(path)) {
-      const from = flags.config ? "--config" : "ENGRAM_CONFIG";
-      const what = isDirectory(path) ? "is a directory, not a YAML file" : "does not exist";
-      throw new EngramError("invalid_argument", `config file ${path} (from ${from}) ${what}`);
-    }
-    return path;
-  }
-  const home = env.get("HOME");
-  const xdg = env.get("XDG_CONFIG_HOME") || (home ? joinPath(home, ".config") : undefined);
-  const candidates = [
-    joinPath(cwd, "config/engram.yaml"),
-    xdg ? joinPath(xdg, "engram/engram.yaml") : undefined,
-  ];
-  return candidates.find((c): c is string => c !== undefined && exists(c)) ?? null;
-}
-
-function exists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
+  return locateConfig(flags, { env, cwd }).file;
 }
 
 function readConfigText(file: string): string {

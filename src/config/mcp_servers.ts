@@ -44,6 +44,12 @@ export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
 /** `request_timeout_ms` default: how long one upstream request may take. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * `elicitation_timeout_ms` default: how long a person may take to answer an upstream's form or
+ * URL elicitation, during which the request that caused it does not time out.
+ */
+export const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
+
 /** Why a `review_keys` entry was refused. */
 function reviewKeyRefusal(input: unknown): string {
   return `${
@@ -67,14 +73,28 @@ function textMap(check: (key: string) => string | null) {
   });
 }
 
-const envMap = textMap((k) => {
+/** Why `key` cannot be an env variable of a server, or null when it can. */
+function envKeyProblem(k: string): string | null {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
     return "must be an environment variable name: letters, digits and _, not starting with a digit";
   }
   return k.toUpperCase().startsWith("ENGRAM_")
     ? "ENGRAM_* variables are engram's own and are never passed to an upstream server"
     : null;
-});
+}
+
+const envMap = textMap(envKeyProblem);
+
+/**
+ * `allow_env`: env keys that steer a loader or interpreter, allowed for this server after review.
+ * Optional rather than defaulted, so entries without it read (and are stored) as before.
+ */
+const allowEnv = z.array(
+  z.string().superRefine((k, ctx) => {
+    const problem = envKeyProblem(k);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
+).optional();
 
 const headerMap = textMap((k) =>
   /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)
@@ -101,6 +121,17 @@ export type SamplingPolicy = z.infer<typeof SamplingPolicySchema>;
 
 /** The policy of a server without a `sampling` key. */
 const DEFAULT_SAMPLING: SamplingPolicy = { allowed: false, max_tokens: 1024 };
+
+/**
+ * How long one request to `server` may take: its own `request_timeout_ms`, never above `ceiling`
+ * (`mcp.request_timeout_ms`, which is also the default), so the config file bounds every server.
+ */
+export function serverRequestTimeout(
+  server: { request_timeout_ms?: number },
+  ceiling: number,
+): number {
+  return Math.min(server.request_timeout_ms ?? ceiling, ceiling);
+}
 
 /** The sampling policy of a server entry (the default when the entry has none). */
 export function samplingPolicy(server: { sampling?: SamplingPolicy }): SamplingPolicy {
@@ -129,6 +160,8 @@ const governance = {
   expose: ExposeSchema.optional(),
   /** May its resources be compiled into memory although its trust is user_added. */
   compile: z.boolean().optional(),
+  /** This server's request timeout; `mcp.request_timeout_ms` is its default and its ceiling. */
+  request_timeout_ms: wholeNumber(100, 3_600_000).optional(),
 };
 
 /**
@@ -148,6 +181,7 @@ export const StdioServerSchema = z.strictObject({
   }),
   args: z.array(text).default([]),
   env: envMap.default({}),
+  allow_env: allowEnv,
   cwd: z.string().min(1, { error: "must not be empty" }).optional(),
   stdio_allowed_commands: z.array(z.string().min(1)).default([]),
   manifest_digest: z.string().regex(MANIFEST_DIGEST, {
@@ -215,6 +249,8 @@ export const McpSectionSchema = z.strictObject({
     .describe("Largest upstream result engram accepts"),
   request_timeout_ms: wholeNumber(100, 3_600_000).default(DEFAULT_REQUEST_TIMEOUT_MS)
     .describe("How long one upstream request may take before it is cancelled"),
+  elicitation_timeout_ms: wholeNumber(1000, 86_400_000).default(DEFAULT_ELICITATION_TIMEOUT_MS)
+    .describe("How long a person may take to answer an upstream's elicitation"),
   approvals_lock: z.string().min(1).optional()
     .describe("A committed mcp-lock.json that is the source of truth for approvals"),
   trace_retention_days: wholeNumber(1, 3650).default(30)

@@ -10,12 +10,24 @@ export const REVIEWED_LAUNCHERS: readonly string[] = ["npx", "node", "deno", "uv
  * Programs engram itself runs around an upstream server, never as one: `bwrap` is the
  * `restricted` sandbox (under it Deno sees only bwrap; engram's launch rules cover the inner
  * command), and `kill` signals a server's whole process group, because `Deno.kill` needs an
- * unrestricted `--allow-run` and `ChildProcess.kill` reaches only the direct child. Each comes
- * with the fix the launch rules give a server config that names it as its own command.
+ * unrestricted `--allow-run` and `ChildProcess.kill` reaches only the direct child; `perl` runs
+ * the fixed script that closes every descriptor but stdio before it becomes the server (Deno
+ * cannot close a descriptor it did not open; engram checks the server's own command against the
+ * list before); `pasta` gives a `restricted` server with `network: true` a network of its own,
+ * without the host's loopback. Each comes with the fix the launch rules give a server config that
+ * names it as its own command.
  */
 export const LAUNCH_HELPERS: ReadonlyMap<string, string> = new Map([
   ["bwrap", "set sandbox_profile: restricted and engram runs the server in bubblewrap itself"],
   ["kill", "engram uses it to stop servers; name the server's own executable"],
+  [
+    "perl",
+    "engram starts servers through it so they inherit none of its descriptors; name the server's own executable",
+  ],
+  [
+    "pasta",
+    "set network: true under sandbox_profile: restricted and engram runs the server behind pasta itself",
+  ],
 ]);
 
 /**

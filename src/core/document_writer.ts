@@ -17,7 +17,7 @@ import type { DocumentStore } from "./ports/document_store.ts";
 import type { Embedder } from "./ports/language_model.ts";
 import type { UnitOfWork } from "./ports/unit_of_work.ts";
 import type { VectorIndex } from "./ports/vector_index.ts";
-import type { DocumentRecord, DocumentSource, Metadata } from "./types.ts";
+import type { CompiledFrom, DocumentRecord, DocumentSource, Metadata } from "./types.ts";
 
 /** How often a write is retried when another writer changed the same document first. */
 const WRITE_ATTEMPTS = 20;
@@ -35,6 +35,8 @@ export interface NextVersion {
   id?: string;
   createdAt?: string;
   updatedAt?: string;
+  /** Set by the compile path alone: the write records it as the document's provenance. */
+  provenance?: CompiledFrom;
 }
 
 /** What a write did: the document, its chunk count (null when nothing was written), vectors made. */
@@ -71,8 +73,10 @@ export class DocumentWriter {
     next: NextVersion,
   ): Promise<Written> {
     const checksum = sha256Hex(next.content);
+    // A compile always writes: its provenance (a new fetch) changed even when the text did not.
     if (
-      existing && existing.deleted_at === null && existing.checksum_sha256 === checksum &&
+      !next.provenance && existing && existing.deleted_at === null &&
+      existing.checksum_sha256 === checksum &&
       existing.title === next.title && existing.path === next.path &&
       JSON.stringify(existing.metadata) === JSON.stringify(next.metadata)
     ) {
@@ -107,6 +111,7 @@ export class DocumentWriter {
         chunks,
         links: parseLinks(next.content, next.path),
         expectedVersion: existing?.version,
+        provenance: next.provenance,
       });
       tx.afterCommit(() =>
         this.#d.changes.emit({

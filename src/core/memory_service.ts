@@ -11,7 +11,7 @@ import {
 import { notFound, refOf } from "./document_refs.ts";
 import { DocumentWriter, type NextVersion, type Written } from "./document_writer.ts";
 import { mergeMetadata } from "./metadata_merge.ts";
-import { guardProvenance } from "./provenance.ts";
+import { provenanceOf, withOrigins } from "./provenance.ts";
 import type {
   IngestInput,
   MemoryServiceOptions,
@@ -47,11 +47,14 @@ import type {
   Brain,
   BrainStats,
   CallerContext,
+  CompiledFrom,
   DocumentRecord,
   DocumentWithContent,
+  DocumentWithProvenance,
   GroupedSearchQuery,
   IngestResponse,
-  SearchHit,
+  Provenance,
+  SourcedHit,
   TagCount,
   TimelineEntry,
 } from "./types.ts";
@@ -158,7 +161,23 @@ export class MemoryService {
     args: RememberArgs,
     options: WriteOptions = {},
   ): Promise<DocumentRecord> {
-    return (await this.#remember(caller, args, options)).doc;
+    return (await this.#remember(caller, args, { write: options })).doc;
+  }
+
+  /**
+   * Stores a document compiled from an upstream resource (source `compile`) with its provenance:
+   * the one way provenance is written (docs/tools.md#result-records). Always a new version.
+   */
+  async rememberCompiled(
+    caller: CallerContext,
+    args: RememberArgs,
+    o: { provenance: CompiledFrom; contentType?: string },
+  ): Promise<DocumentRecord & { provenance: Provenance }> {
+    const { doc } = await this.#remember(caller, args, {
+      write: { source: "compile", contentType: o.contentType },
+      provenance: o.provenance,
+    });
+    return { ...doc, provenance: { ...o.provenance, version: doc.version, edited: false } };
   }
 
   /**
@@ -178,7 +197,7 @@ export class MemoryService {
       path,
       tags: input.tags,
       metadata: { ...input.metadata, source_hash: input.sourceHash },
-    }, { source: "ingest", contentType: input.contentType, id: input.id });
+    }, { write: { source: "ingest", contentType: input.contentType, id: input.id } });
     return {
       status: "completed",
       document_id: doc.id,
@@ -219,8 +238,9 @@ export class MemoryService {
   async #remember(
     caller: CallerContext,
     args: RememberArgs,
-    options: WriteOptions,
+    o: { write: WriteOptions; provenance?: CompiledFrom },
   ): Promise<Written> {
+    const options = o.write;
     // The one ceiling every way in shares, so whatever was stored can be exported and imported back.
     if (args.content.length > LIMITS.documentChars) {
       throw new EngramError(
@@ -236,7 +256,6 @@ export class MemoryService {
       : undefined;
     return await this.#writer.retrying(async () => {
       const existing = await this.#ports.documents.findDocument(brain.id, { path });
-      guardProvenance(caller, { existing, metadata: args.metadata, source: options.source });
       const metadata = mergeMetadata(existing?.metadata ?? {}, args.metadata, args.tags);
       return await this.#writer.write(
         brain.id,
@@ -251,16 +270,23 @@ export class MemoryService {
           id,
           createdAt: options.createdAt,
           updatedAt: options.updatedAt,
+          provenance: o.provenance,
         } satisfies NextVersion,
       );
     });
   }
 
-  /** A live document with content, by id or path, optionally at a past version. */
-  async get(caller: CallerContext, args: GetArgs): Promise<DocumentWithContent> {
+  /**
+   * A live document with content, by id or path, optionally at a past version, and its
+   * provenance when compiled.
+   */
+  async get(caller: CallerContext, args: GetArgs): Promise<DocumentWithProvenance> {
     const brain = await this.brain(caller, args.brain);
     const doc = await this.#ports.documents.readDocument(brain.id, refOf(args), args.version);
-    if (doc && doc.deleted_at === null && doc.version === (args.version ?? doc.version)) return doc;
+    if (doc && doc.deleted_at === null && doc.version === (args.version ?? doc.version)) {
+      const origin = (await this.#ports.documents.origins(brain.id, [doc.id])).get(doc.id);
+      return { ...doc, provenance: provenanceOf(doc, origin?.provenance) };
+    }
     if (args.version !== undefined) {
       const current = await this.findLive(brain, refOf(args));
       if (current) {
@@ -309,7 +335,6 @@ export class MemoryService {
       if (!read) throw notFound(args, brain);
       // A no-op update returns `current` as is: a DocumentRecord, without the content.
       const { content: currentContent, ...current } = read;
-      guardProvenance(caller, { existing: current, metadata: args.metadata });
       const path = args.new_path !== undefined ? normalizePath(args.new_path) : current.path;
       if (path !== current.path) {
         const taken = await this.pathOwner(brain, path);
@@ -363,10 +388,30 @@ export class MemoryService {
 
   /**
    * Ranked hits in a resolved brain: full text, fused with vectors when an embedder is configured;
-   * one per document unless `group` is `chunk`.
+   * one per document unless `group` is `chunk`; each with its document's source and provenance.
    */
-  searchHits(query: GroupedSearchQuery): Promise<SearchHit[]> {
-    return hybridSearch(this.#ports, query, { embedder: this.embedder, logger: this.#logger });
+  async searchHits(query: GroupedSearchQuery): Promise<SourcedHit[]> {
+    const hits = await hybridSearch(this.#ports, query, {
+      embedder: this.embedder,
+      logger: this.#logger,
+    });
+    if (hits.length === 0) return [];
+    const ids = hits.map((h) => h.document_id);
+    return withOrigins(hits, await this.#ports.documents.origins(query.brainId, ids));
+  }
+
+  /** The provenance of each compiled one of `documents` (by id), as of the record given. */
+  async provenanceOf(
+    brain: Brain,
+    documents: readonly DocumentRecord[],
+  ): Promise<Map<string, Provenance>> {
+    const origins = await this.#ports.documents.origins(brain.id, documents.map((d) => d.id));
+    const out = new Map<string, Provenance>();
+    for (const d of documents) {
+      const p = provenanceOf(d, origins.get(d.id)?.provenance);
+      if (p) out.set(d.id, p);
+    }
+    return out;
   }
 
   /** Recent changes in a brain. */

@@ -1,13 +1,13 @@
 /** @module Inputs and results of the memory service that are not wire records. */
 import type { Logger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
-import type { DocumentSource, Metadata, SearchHit } from "./types.ts";
+import type { DocumentSource, Metadata, SourcedHit } from "./types.ts";
 
 /** Search result payload (docs/tools.md#memory_search). */
 export interface SearchResult {
   query: string;
   brain_id: string;
-  hits: SearchHit[];
+  hits: SourcedHit[];
   took_ms: number;
 }
 

@@ -24,6 +24,46 @@ export type Metadata = Record<string, MetadataValue>;
 /** Where a document came from. */
 export type DocumentSource = "ingest" | "extract" | "compile" | "reflect";
 
+/**
+ * What the compiler records of the upstream resource a document was compiled from
+ * (docs/tools.md#result-records): never taken from tool arguments or metadata.
+ */
+export interface CompiledFrom {
+  /** The upstream server's name. */
+  server: string;
+  uri: string;
+  /** The MIME type the server sent, if any. */
+  mime_type: string | null;
+  fetched_at: string;
+  /** SHA-256 of the bytes fetched (of the PDF for a PDF, not of the text extracted). */
+  sha256: string;
+  /** The server's identity pin when it was read. */
+  approval: string | null;
+}
+
+/** A compiled document's provenance as stored: the version the compile wrote and its content digest. */
+export interface StoredProvenance extends CompiledFrom {
+  version: number;
+  /** checksum_sha256 of the content that version held: a later edit shows as a different one. */
+  content_sha256: string;
+}
+
+/** Provenance as on the wire (docs/tools.md#result-records). */
+export interface Provenance extends CompiledFrom {
+  /** The version the last compile wrote. */
+  version: number;
+  /** The content returned is not the text that compile stored: someone wrote to it since. */
+  edited: boolean;
+}
+
+/** Where a document came from: its source, its current content digest, and its provenance. */
+export interface DocumentOrigin {
+  source: DocumentSource;
+  checksum_sha256: string;
+  /** Null unless a compile recorded it (and no write of another source replaced it since). */
+  provenance: StoredProvenance | null;
+}
+
 /** An isolated knowledge base. */
 export interface Brain {
   id: string;
@@ -55,6 +95,11 @@ export interface DocumentRecord {
 /** A document with its content at one version. */
 export interface DocumentWithContent extends DocumentRecord {
   content: string;
+}
+
+/** A document with its content and provenance, as memory_get returns it. */
+export interface DocumentWithProvenance extends DocumentWithContent {
+  provenance: Provenance | null;
 }
 
 /** A chunk ready for indexing. */
@@ -92,6 +137,12 @@ export interface SearchHit {
   component_scores?: Record<string, number>;
   /** With results grouped by document: how many more chunks of this document matched. */
   more_chunks?: number;
+}
+
+/** A search hit as the memory service returns it: with where its document came from. */
+export interface SourcedHit extends SearchHit {
+  source: DocumentSource;
+  provenance: Provenance | null;
 }
 
 /** Search ordering. */

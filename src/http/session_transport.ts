@@ -17,6 +17,12 @@ import { SSE_HEADERS, SseWriter } from "./sse_writer.ts";
 /** The first revision whose clients understand a priming event (an id and `retry:`, no data). */
 const PRIMING_SINCE = "2025-11-25";
 
+/** JSON-RPC's code for a request its sender cancelled. */
+const REQUEST_CANCELLED = -32800;
+
+/** How many GET-stream messages wait for a session's first GET stream (the oldest go first). */
+const EARLY_LIMIT = 16;
+
 type RequestId = string | number;
 
 /** Where the reply to a pending request goes: a waiting JSON response, or an SSE stream. */
@@ -39,6 +45,13 @@ export class SessionTransport implements Transport {
   #clientMayBeAsked = false;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /**
+   * GET-stream messages sent before the session's first GET stream opened (the session-ready log
+   * notice goes out right after `notifications/initialized`, before a client can have opened
+   * one); the first GET stream starts with them. Null once one opened: later gaps are resumed
+   * with Last-Event-ID.
+   */
+  #early: { eventId: string; message: JSONRPCMessage }[] | null = [];
 
   constructor(
     sessionId: string,
@@ -76,7 +89,7 @@ export class SessionTransport implements Transport {
     if (!("method" in message && "id" in message)) {
       this.onmessage?.(message);
       if ("method" in message && message.method === "notifications/cancelled") {
-        this.#abandon((message.params as { requestId?: RequestId } | undefined)?.requestId);
+        await this.#abandon((message.params as { requestId?: RequestId } | undefined)?.requestId);
       }
       return new Response(null, { status: 202 });
     }
@@ -112,6 +125,8 @@ export class SessionTransport implements Transport {
       }
       const stream = this.#connect(GET_STREAM_ID);
       await this.#prime(stream, GET_STREAM_ID);
+      for (const e of this.#early ?? []) stream.event(e.eventId, e.message);
+      this.#early = null;
       return this.#response(stream);
     }
     const streamId = await this.#events.getStreamIdForEventId(lastEventId);
@@ -122,6 +137,7 @@ export class SessionTransport implements Transport {
       return jsonError(409, "Conflict: that stream is already connected");
     }
     const stream = this.#connect(streamId);
+    if (streamId === GET_STREAM_ID) this.#early = null;
     await this.#events.replayEventsAfter(lastEventId, {
       send: (eventId, message) => {
         stream.event(eventId, message);
@@ -139,31 +155,27 @@ export class SessionTransport implements Transport {
     const isReply = ("result" in message || "error" in message) && "id" in message;
     const requestId = isReply ? message.id as RequestId : options?.relatedRequestId;
     const route = requestId === undefined ? undefined : this.#routes.get(requestId);
+    if (route !== undefined && isReply) {
+      this.#routes.delete(requestId!);
+      await this.#reply(route, message);
+      return;
+    }
     if (route !== undefined && "stream" in route) {
       const eventId = await this.#events.storeEvent(route.stream, message);
       this.#open.get(route.stream)?.event(eventId, message);
-      if (isReply) {
-        this.#routes.delete(requestId!);
-        if (!this.#pendingOn(route.stream)) this.#disconnect(route.stream);
-      }
       return;
     }
-    if (route !== undefined && isReply) {
-      this.#routes.delete(requestId!);
-      // new Response(string) rather than Response.json: a fifth of a plain call's CPU went there.
-      (route as { json: (res: Response) => void }).json(
-        new Response(JSON.stringify(message), {
-          headers: { "Content-Type": "application/json", "mcp-session-id": this.sessionId },
-        }),
-      );
-      return;
-    }
-    // A reply nobody waits for any more (a cancelled request) goes nowhere.
+    // A reply nobody waits for any more (a cancelled request, already answered) goes nowhere.
     if (isReply) return;
     // Everything else, including what relates to a request answered as JSON, goes on the GET
     // stream, buffered so that a client reconnecting with Last-Event-ID still gets it.
     const eventId = await this.#events.storeEvent(GET_STREAM_ID, message);
-    this.#open.get(GET_STREAM_ID)?.event(eventId, message);
+    const stream = this.#open.get(GET_STREAM_ID);
+    if (stream) stream.event(eventId, message);
+    else if (this.#early) {
+      this.#early.push({ eventId, message });
+      if (this.#early.length > EARLY_LIMIT) this.#early.shift();
+    }
   }
 
   /** Ends the GET stream (at shutdown: it only ever carries notifications). */
@@ -182,13 +194,39 @@ export class SessionTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** A request the client cancelled gets no reply (MCP); its HTTP request still has to end. */
-  #abandon(requestId: RequestId | undefined): void {
+  /**
+   * A request the client cancelled is answered -32800 (`Request cancelled`) on its own route, and
+   * its stream ends. MCP says a receiver SHOULD NOT answer a cancelled request, but the request's
+   * POST has to end anyway, and the plane engram follows answers -32800, so a client still waiting
+   * learns why (docs/http.md#json-or-sse-replies-and-resuming-streams); an SDK client that
+   * cancelled drops a reply to an id it no longer waits on. The handler's own late reply then finds
+   * no route and goes nowhere.
+   */
+  async #abandon(requestId: RequestId | undefined): Promise<void> {
     const route = requestId === undefined ? undefined : this.#routes.get(requestId);
     if (route === undefined) return;
     this.#routes.delete(requestId!);
-    if ("json" in route) route.json(new Response(null, { status: 204 }));
-    else if (!this.#pendingOn(route.stream)) this.#disconnect(route.stream);
+    await this.#reply(route, {
+      jsonrpc: "2.0",
+      id: requestId!,
+      error: { code: REQUEST_CANCELLED, message: "Request cancelled" },
+    });
+  }
+
+  /** Sends the reply to a request whose route was just taken: the stream's last event, or the JSON body. */
+  async #reply(route: Route, message: JSONRPCMessage): Promise<void> {
+    if ("stream" in route) {
+      const eventId = await this.#events.storeEvent(route.stream, message);
+      this.#open.get(route.stream)?.event(eventId, message);
+      if (!this.#pendingOn(route.stream)) this.#disconnect(route.stream);
+      return;
+    }
+    // new Response(string) rather than Response.json: a fifth of a plain call's CPU went there.
+    route.json(
+      new Response(JSON.stringify(message), {
+        headers: { "Content-Type": "application/json", "mcp-session-id": this.sessionId },
+      }),
+    );
   }
 
   #connect(streamId: string): SseWriter {

@@ -22,3 +22,5 @@ export type {
 export type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/uriTemplate"
+export { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import type { ApprovedKind } from "../../src/core/ports/approval_store.ts";
 import type { Tier } from "../../src/core/types.ts";
 import { type CliResult, runEngram, tempDir } from "../helpers.ts";
-import { signed, stdioServer, testSigner } from "../mcp/client/launch_setup.ts";
+import type { StdioServerConfig } from "../../src/config/mcp_servers.ts";
+import type { ReviewSigner } from "../../src/mcp/client/launch/review_keys.ts";
+import { signed, signedV1, stdioServer, testSigner } from "../mcp/client/launch_setup.ts";
 
 /** The fixture upstreams. */
 export const FIXTURE = (name: string) =>
@@ -38,25 +40,32 @@ export const WELL: FixtureServer = {
   env: { UPSTREAM_CHANGES: "${UPSTREAM_CHANGES}" },
 };
 
-/** The YAML of `servers`, each signed, plus `mcpExtra` lines under `mcp:`. */
+/** The launch of a fixture server as signedConfig writes it (what its manifest digests). */
+export function fixtureLaunch(s: FixtureServer): StdioServerConfig {
+  return stdioServer({
+    name: s.name,
+    command: "deno",
+    args: ["run", "-q", ...(s.allow ?? []), FIXTURE(s.fixture), ...(s.args ?? [])],
+    env: s.env ?? {},
+    sandbox_profile: "standard",
+  });
+}
+
+/**
+ * The YAML of `servers`, each signed, plus `mcpExtra` lines under `mcp:`. `how.signer` signs (a
+ * fresh key by default); `how.manifest: 1` signs as engram did before manifest v2.
+ */
 export async function signedConfig(
   servers: readonly FixtureServer[],
   mcpExtra: string[] = [],
+  how: { signer?: ReviewSigner; manifest?: 1 | 2 } = {},
 ): Promise<string> {
-  const key = await testSigner();
+  const key = how.signer ?? await testSigner();
+  const sign = how.manifest === 1 ? signedV1 : signed;
   const entries: string[] = [];
   for (const s of servers) {
-    const args = ["run", "-q", ...(s.allow ?? []), FIXTURE(s.fixture), ...(s.args ?? [])];
-    const launch = await signed(
-      stdioServer({
-        name: s.name,
-        command: "deno",
-        args,
-        env: s.env ?? {},
-        sandbox_profile: "standard",
-      }),
-      key,
-    );
+    const launch = await sign(fixtureLaunch(s), key);
+    const args = launch.args;
     entries.push(
       `    - name: ${s.name}`,
       "      transport: stdio",
@@ -107,9 +116,17 @@ export async function configSetup(
  */
 export async function upstreamSetup(
   servers: readonly FixtureServer[],
-  options: { mcpExtra?: string[]; env?: Record<string, string> } = {},
+  options: {
+    mcpExtra?: string[];
+    env?: Record<string, string>;
+    signer?: ReviewSigner;
+    manifest?: 1 | 2;
+  } = {},
 ) {
-  const setup = await configSetup(await signedConfig(servers, options.mcpExtra), options);
+  const setup = await configSetup(
+    await signedConfig(servers, options.mcpExtra, options),
+    options,
+  );
   const approve = async (
     server: string,
     tiers: Record<string, Tier | null>,

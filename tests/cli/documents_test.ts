@@ -50,8 +50,9 @@ Deno.test("get --json prints the document with its content, as memory_get does",
   await using dir = await tempDir();
   const doc = await remember(dir.path, "/a.md", "# A\n\nbody");
   const got = await runJson<Doc>(["get", "/a.md", "--json"], { dataDir: dir.path });
-  const { content, ...record } = got;
+  const { content, provenance, ...record } = got as Doc & { provenance: unknown };
   assert.equal(content, "# A\n\nbody");
+  assert.equal(provenance, null, "a note of the user's own: no provenance");
   assert.deepEqual(record, doc);
 });
 

@@ -129,7 +129,7 @@ Deno.test("engram meeting: a file, stdin or a stored document; --store; usage er
   assertOk(text);
   assert.match(
     text.stdout,
-    /^Platform sync — 14 May 2024 {2}\(2024-05-14\)\nattendees: Maria, Kenji\n/,
+    /^Platform sync — 14 May 2024 \(2024-05-14\)\nattendees: Maria, Kenji\n/,
   );
   assert.match(
     text.stdout,
@@ -184,6 +184,28 @@ Deno.test("engram meeting: a file, stdin or a stored document; --store; usage er
     await runEngram(["meeting", "notes"], { dataDir: dir.path }),
     2,
     "engram: notes is a directory; give a file, or - for stdin\n",
+  );
+  // The commonest transcript shape: a title line, then "Name: text" turns.
+  const standup = await runEngram(["meeting", "-"], {
+    dataDir: dir.path,
+    stdin: "Standup 2026-11-26\nAlice: I'll fix the login bug by Monday\nBob: I will ping legal\n",
+  });
+  assertOk(standup);
+  assert.equal(
+    standup.stdout,
+    [
+      "Standup 2026-11-26",
+      "attendees: Alice, Bob",
+      "",
+      "decisions: none",
+      "",
+      "action items:",
+      "  - Alice: I'll fix the login bug by Monday (due Monday)",
+      "  - Bob: I will ping legal",
+      "",
+      "open questions: none",
+      "",
+    ].join("\n"),
   );
   // One byte over the limit (a sparse file: its size, not its blocks, is what counts).
   const big = `${dir.path}/big.md`;

@@ -59,7 +59,7 @@ for (const flag of ["--version", "-V", "-v"]) {
   });
 }
 
-Deno.test("engram version --json prints engram, protocol, deno and sqlite", async () => {
+Deno.test("engram version --json prints engram, protocol, deno, sqlite and the config file", async () => {
   await using dir = await tempDir();
   const v = await runJson(["version", "--json"], { dataDir: dir.path });
   assert.deepEqual(v, {
@@ -67,6 +67,7 @@ Deno.test("engram version --json prints engram, protocol, deno and sqlite", asyn
     protocol: "2025-11-25",
     deno: Deno.version.deno,
     sqlite: "node:sqlite",
+    config: { file: null, path: `${dir.path}/xdg-config/engram/engram.yaml`, rule: "none" },
   });
 });
 
@@ -78,6 +79,7 @@ Deno.test("engram version takes no arguments", async () => {
 
 const HELP_CASES: [string[], string][] = [
   [["stdio", "--help"], "engram stdio"],
+  [["config", "path", "--help"], "engram config path"],
   [["serve", "--help"], "engram serve"],
   [["remember", "--help"], "engram remember"],
   [["search", "--help"], "engram search"],
@@ -310,7 +312,7 @@ Deno.test("engram mcp with no subcommand names the subcommands and where to get 
   assertFails(
     r,
     2,
-    "engram: missing subcommand; engram mcp has: servers, doctor, discover, call, read-resource, approvals, exposure, compile-resource, score, marketplace, import, enable, disable, consent, remove, keys, sign, report; see: engram mcp --help",
+    "engram: missing subcommand; engram mcp has: servers, doctor, discover, call, read-resource, get-prompt, approvals, exposure, compile-resource, score, marketplace, import, set, enable, disable, consent, remove, keys, sign, report; see: engram mcp --help",
   );
   assert.doesNotMatch(r.stderr, /missing argument/);
   assert.equal(await exists(`${dir.path}/engram.db`), false, "a usage error must not touch data");

@@ -212,6 +212,13 @@ const REFUSED: [string, string[], number, string, RegExp][] = [
     /must be an environment variable name/,
   ],
   [
+    "a bad allow_env name",
+    server("transport: stdio", "command: npx", "allow_env: [NODE_OPTIONS, 1BAD]"),
+    6,
+    "mcp.mcp_servers.0.allow_env.1",
+    /must be an environment variable name/,
+  ],
+  [
     "a literal secret in env",
     server("transport: stdio", "command: npx", "env:", "  GITHUB_TOKEN: ghp_abc"),
     7,

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { LAUNCH_HELPERS, REVIEWED_LAUNCHERS, RUN_CEILING } from "../../src/config/permissions.ts";
 
 Deno.test("the run ceiling is the reviewed launchers, then the helpers engram runs itself", () => {
-  assert.deepEqual(RUN_CEILING, [...REVIEWED_LAUNCHERS, "bwrap", "kill"]);
-  assert.deepEqual([...LAUNCH_HELPERS.keys()], ["bwrap", "kill"]);
+  assert.deepEqual(RUN_CEILING, [...REVIEWED_LAUNCHERS, "bwrap", "kill", "perl", "pasta"]);
+  assert.deepEqual([...LAUNCH_HELPERS.keys()], ["bwrap", "kill", "perl", "pasta"]);
 });
 
 Deno.test("the deno.json run tasks grant exactly the run ceiling", async () => {

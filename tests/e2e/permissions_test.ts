@@ -85,6 +85,32 @@ Deno.test("stdio mode with a stdio upstream keeps its launcher plus kill, and bw
   );
   assert.ok(standard.revoked.includes("run:bwrap"), "no restricted server: no bwrap");
   assert.ok(!standard.revoked.includes("run:kill"));
+  assert.ok(r.revoked.includes("run:pasta"), "a restricted server without network: no pasta");
+});
+
+Deno.test("stdio and mcp-static modes keep pasta for a restricted server with network: true", async () => {
+  const yaml = [
+    "mcp:",
+    "  mcp_servers:",
+    "    - name: s",
+    "      transport: stdio",
+    "      command: npx",
+    "      stdio_allowed_commands: [npx]",
+    "      network: true",
+    "",
+  ].join("\n");
+  for (const mode of ["stdio", "mcp-static", "mcp-live"]) {
+    const r = await probe(mode, yaml, []);
+    for (const kept of ["run:bwrap", "run:pasta"]) {
+      assert.ok(!r.revoked.includes(kept), `${mode} keeps ${kept}: ${r.revoked}`);
+    }
+  }
+  const standard = await probe(
+    "stdio",
+    yaml.replace("network: true", "network: true\n      sandbox_profile: standard"),
+    [],
+  );
+  assert.ok(standard.revoked.includes("run:pasta"), "standard shares the host's network as is");
 });
 
 Deno.test("cli mode: run and net are dropped entirely; env is kept for libraries", async () => {
@@ -111,7 +137,17 @@ Deno.test("the run ceiling is a list everywhere: compile task and deno.json task
     );
   }
   assert.deepEqual(args.slice(2, 2 + launchFlags().length), launchFlags());
-  assert.deepEqual(RUN_CEILING, ["npx", "node", "deno", "uvx", "docker", "bwrap", "kill"]);
+  assert.deepEqual(RUN_CEILING, [
+    "npx",
+    "node",
+    "deno",
+    "uvx",
+    "docker",
+    "bwrap",
+    "kill",
+    "perl",
+    "pasta",
+  ]);
 });
 
 Deno.test("compile --allow-run=a,b bakes another list, still a list", () => {

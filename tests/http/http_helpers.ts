@@ -124,15 +124,17 @@ export function sessionHeaders(token: string, sessionId: string): Headers {
   return mcpHeaders(token, { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" });
 }
 
-/** An SDK client connected over Streamable HTTP with `token`. */
+/** An SDK client connected over Streamable HTTP with `token`; `setup` runs before it connects. */
 export async function connectHttp(
   mcp: string,
   token: string,
+  options: { setup?: (client: Client) => void } = {},
 ): Promise<Client & AsyncDisposable> {
   const transport = new StreamableHTTPClientTransport(new URL(mcp), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name: "engram-http-test", version: "1.0.0" });
+  options.setup?.(client);
   await connectLikeAClient(client, transport);
   return Object.assign(client, {
     [Symbol.asyncDispose]: async () => {
@@ -179,6 +181,23 @@ export function sseReader(body: ReadableStream<Uint8Array>): {
     },
     cancel: () => reader.cancel().catch(() => {}),
   };
+}
+
+/**
+ * Takes the session-ready log notice off a session's first GET stream (after its priming event):
+ * sent right after notifications/initialized, it waits for the first GET stream.
+ */
+export async function takeReadyNotice(
+  stream: ReturnType<typeof sseReader>,
+): Promise<{ id?: string; data: string }> {
+  const event = await stream.next();
+  const message = JSON.parse(event.data);
+  if (
+    message.method !== "notifications/message" || message.params.data.message !== "session ready"
+  ) {
+    throw new Error(`expected the session-ready notice, got ${event.data}`);
+  }
+  return event;
 }
 
 /** Creates a bearer token with the real CLI (`engram tokens create`) and returns its secret. */

@@ -158,12 +158,39 @@ Deno.test("session transport: cancelled, duplicate and closed requests all end t
     params: { requestId: 1 },
   } as JSONRPCMessage, { accept: BOTH });
   assert.equal(cancelled.status, 202);
-  assert.equal((await pending).status, 204, "the cancelled request's POST ends with no reply");
+  const answered = await pending;
+  assert.equal(answered.status, 200, "the cancelled request's POST ends with a reply");
+  assert.deepEqual(await answered.json(), {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: -32800, message: "Request cancelled" },
+  });
+  // The request's own reply, had the server still sent one, would find nobody waiting.
+  await t.send({ jsonrpc: "2.0", id: 1, result: {} } as JSONRPCMessage);
   const orphan = t.post({ ...PING, id: 9 } as JSONRPCMessage, { accept: BOTH });
   await t.close();
   const res = await orphan;
   assert.equal(res.status, 404, "closing the session ends what still waits");
   assert.equal((await t.post(PING, { accept: BOTH })).status, 404);
+});
+
+Deno.test("session transport: a cancelled streamed request gets -32800 as its stream's last event", async () => {
+  const t = transportWith(() => {}); // never answers
+  try {
+    const res = await t.post(PING, { accept: "application/json;q=0.1, text/event-stream" });
+    const events = sseReader(res.body!);
+    await events.next(); // priming
+    const note = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } };
+    assert.equal((await t.post(note as JSONRPCMessage, { accept: BOTH })).status, 202);
+    assert.deepEqual(JSON.parse((await events.next()).data), {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32800, message: "Request cancelled" },
+    });
+    await assert.rejects(events.next(), /stream ended/, "then the stream ends");
+  } finally {
+    await t.close();
+  }
 });
 
 Deno.test("session transport: a resumed request stream replays its reply and ends", async () => {

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import type { HttpSession } from "../../src/http/sessions.ts";
 import type { SessionTransport } from "../../src/http/session_transport.ts";
-import { openSession, sessionHeaders, sseReader, startServer } from "./http_helpers.ts";
+import {
+  openSession,
+  sessionHeaders,
+  sseReader,
+  startServer,
+  takeReadyNotice,
+} from "./http_helpers.ts";
 
 /** A server that hands its sessions to the test, so the test can push notifications. */
 async function serverWithSessions(settings: Record<string, unknown> = {}) {
@@ -38,6 +44,7 @@ Deno.test("http resumption: a dropped GET stream resumes with Last-Event-ID and 
   assert.match(priming.id!, /^_GET_stream\.\d+$/, "the event id names the stream");
   assert.equal(priming.retry, "3000");
   assert.equal(priming.data, "");
+  await takeReadyNotice(stream);
 
   await notify(session, 1);
   const a = await stream.next();
@@ -71,6 +78,7 @@ Deno.test("http resumption: the replay buffer is bounded by sse_buffer_events", 
   const res = await getStream(srv.mcp, id);
   const stream = sseReader(res.body!);
   await stream.next(); // priming
+  await takeReadyNotice(stream);
   await notify(session, 1);
   const a = await stream.next();
   (session.transport as SessionTransport).closeGetStream();

@@ -5,6 +5,7 @@ import {
   sessionHeaders,
   sseReader,
   startServer,
+  takeReadyNotice,
 } from "./http_helpers.ts";
 
 Deno.test("http shutdown: open GET and idle legacy SSE streams end at once, sessions close", async () => {
@@ -14,6 +15,7 @@ Deno.test("http shutdown: open GET and idle legacy SSE streams end at once, sess
   headers.set("Accept", "text/event-stream");
   const get = sseReader((await fetch(srv.mcp, { headers })).body!);
   await get.next(); // priming
+  await takeReadyNotice(get);
   const sse = sseReader(
     (await fetch(`${srv.url}/sse`, {
       headers: { Authorization: "Bearer tok-read", Accept: "text/event-stream" },

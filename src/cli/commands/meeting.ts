@@ -2,7 +2,7 @@
 import { EngramError } from "../../core/errors.ts";
 import { LIMITS } from "../../core/limits.ts";
 import { extractMeeting, type MeetingResult } from "../../core/synthesis/meetings.ts";
-import { actionItemText } from "../../core/synthesis/item_text.ts";
+import { actionItemText, meetingHeading } from "../../core/synthesis/item_text.ts";
 import { MeetingFields } from "../../core/synthesis/synthesis_schemas.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
 import {
@@ -72,7 +72,7 @@ export async function meetingCommand(argv: string[], ctx: CommandContext): Promi
 }
 
 function printMeeting(out: Output, r: MeetingResult): void {
-  out.line(out.bold(`${r.title}${r.date ? `  (${r.date})` : ""}`));
+  out.line(out.bold(meetingHeading(r)));
   if (r.attendees.length) out.line(`attendees: ${r.attendees.join(", ")}`);
   const section = (title: string, items: string[]) => {
     out.line("");

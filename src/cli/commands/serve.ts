@@ -1,4 +1,5 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
+import { configSummary } from "../../config/config_file.ts";
 import { loadConfig } from "../../config/load.ts";
 import { EngramError } from "../../core/errors.ts";
 import type { Tier } from "../../core/types.ts";
@@ -80,7 +81,9 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   for (const s of signals) Deno.addSignalListener(s, stop);
   const auth = noAuth ? `NO AUTH (anonymous, tier ${tier})` : "bearer tokens";
   logger.info(
-    `engram ${VERSION} serving MCP at ${server.url}/mcp (legacy SSE at ${server.url}/sse); auth: ${auth}; database ${config.dbFile}`,
+    `engram ${VERSION} serving MCP at ${server.url}/mcp (legacy SSE at ${server.url}/sse); auth: ${auth}; database ${config.dbFile}; config ${
+      configSummary(config.configLocation)
+    }`,
   );
   await server.finished;
   await server.shutdown(config.http.shutdown_grace_ms);

@@ -1,4 +1,5 @@
 /** @module `engram stdio`: the MCP server on stdin/stdout. */
+import { configSummary } from "../../config/config_file.ts";
 import { loadConfig } from "../../config/load.ts";
 import { createMcpServer } from "../../mcp/server/factory.ts";
 import { StdioTransport } from "../../mcp/server/stdio_transport.ts";
@@ -74,7 +75,9 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
   logger.info(
-    `engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${config.dbFile}`,
+    `engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${config.dbFile}; config ${
+      configSummary(config.configLocation)
+    }`,
   );
   await server.connect(transport);
   await closed;

@@ -1,14 +1,22 @@
 /** @module `engram version`. */
+import { locateConfig } from "../../config/config_file.ts";
+import { toEngramError } from "../../core/errors.ts";
 import { PROTOCOL_VERSION, VERSION } from "../../version.ts";
-import { type CommandSpec, helpText, parseCommand } from "../args.ts";
+import { type CommandSpec, configFlags, helpText, parseCommand, type Parsed } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 
 /** Usage of `engram version`. */
 export const VERSION_SPEC: CommandSpec = {
   name: "version",
   usage: "engram version [--json]",
-  summary: "Print the engram version, the MCP protocol revision and the runtime.",
-  options: { json: { type: "boolean", help: "print as JSON" } },
+  summary:
+    "Print the engram version, the MCP protocol revision and the runtime; --json adds the config file in use.",
+  options: {
+    json: {
+      type: "boolean",
+      help: "print as JSON, with config: { file, path, rule } (engram config path explains it)",
+    },
+  },
   positionals: [0, 0],
 };
 
@@ -22,7 +30,18 @@ export function versionCommand(argv: string[], ctx: CommandContext): Promise<num
       protocol: PROTOCOL_VERSION,
       deno: Deno.version.deno,
       sqlite: "node:sqlite",
+      config: configOf(args.values, ctx),
     });
   } else ctx.out.line(`engram ${VERSION} (MCP ${PROTOCOL_VERSION}, deno ${Deno.version.deno})`);
   return Promise.resolve(0);
+}
+
+/** The config file in use; a --config or $ENGRAM_CONFIG naming nothing is reported, not fatal. */
+function configOf(values: Parsed["values"], ctx: CommandContext) {
+  try {
+    const location = locateConfig(configFlags(values), { env: ctx.env, cwd: ctx.cwd });
+    return { file: location.file, path: location.path, rule: location.rule };
+  } catch (err) {
+    return { file: null, error: toEngramError(err).message };
+  }
 }

@@ -1,9 +1,10 @@
 /**
  * @module Summarising MCP traffic: the audit log (calls agents made to engram: calls, errors and
- * latency percentiles per tool and client) and the upstream traces (calls engram made to upstream
- * servers: calls, errors and latency per server).
+ * latency percentiles per tool and client; and the operator actions, each as recorded) and the
+ * upstream traces (calls engram made to upstream servers: calls, errors and latency per server).
  */
 import { nearestRank, roundMs } from "./latency_percentiles.ts";
+import type { OperatorActionRecord } from "./operator_action.ts";
 import type { UpstreamTrace } from "../ports/trace_log.ts";
 import { scoreTraces } from "./trace_score.ts";
 
@@ -72,11 +73,14 @@ export interface AuditReport {
   lines: AuditReportLine[];
   /** Upstream traffic over the same period (empty when no traces were given). */
   upstream: UpstreamTraffic;
+  /** What operators changed over the same period, oldest first (who, when, which command). */
+  operator_actions: OperatorActionRecord[];
 }
 
 /**
- * Aggregates samples into report lines; `options.drops` says how many rows never made it, and
- * `options.traces` (upstream calls over the same period) fill the upstream traffic.
+ * Aggregates samples into report lines; `options.drops` says how many rows never made it,
+ * `options.traces` (upstream calls over the same period) fill the upstream traffic, and
+ * `options.operatorActions` are listed as they are.
  */
 export async function summariseAudit(
   samples: AsyncIterable<AuditSample> | Iterable<AuditSample>,
@@ -84,6 +88,7 @@ export async function summariseAudit(
   options: {
     drops?: AuditDrops;
     traces?: AsyncIterable<UpstreamTrace> | Iterable<UpstreamTrace>;
+    operatorActions?: AsyncIterable<OperatorActionRecord> | Iterable<OperatorActionRecord>;
   } = {},
 ): Promise<AuditReport> {
   const groups = new Map<string, { line: AuditReportLine; latencies: number[] }>();
@@ -141,6 +146,7 @@ export async function summariseAudit(
     drop_reasons: drops.reasons,
     lines,
     upstream: await upstreamTraffic(options.traces ?? [], since),
+    operator_actions: await Array.fromAsync(options.operatorActions ?? []),
   };
 }
 

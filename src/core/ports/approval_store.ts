@@ -23,6 +23,8 @@ export interface CapabilityApproval {
   identity: string;
   /** The tier at which agents see it through engram's server; null: not exposed. */
   expose_tier: Tier | null;
+  /** The name agents see a tool by when the operator chose one (`--as`); else `mcp_<server>_<tool>`. */
+  expose_as?: string | null;
   approved_by: string | null;
   approved_at: string;
   revoked_at: string | null;

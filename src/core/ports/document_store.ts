@@ -6,6 +6,8 @@
 import type {
   BrainStats,
   ChunkInput,
+  CompiledFrom,
+  DocumentOrigin,
   DocumentRecord,
   DocumentWithContent,
   LinkInput,
@@ -20,6 +22,12 @@ export interface VersionWrite {
   links: LinkInput[];
   /** Set when the document already exists: the version it had when read (optimistic check). */
   expectedVersion?: number;
+  /**
+   * Set only by the compile path: recorded as the document's provenance, with this version and
+   * its content checksum. Without it, a write of source `compile` keeps the provenance the
+   * document had, and a write of any other source drops it.
+   */
+  provenance?: CompiledFrom;
 }
 
 /** A document lookup: by id or by path. */
@@ -43,6 +51,11 @@ export interface DocumentStore {
   writeVersion(write: VersionWrite): Promise<DocumentRecord>;
   /** Soft-deletes a live document (`not_found` otherwise); its chunks, links and tags go. */
   markDeleted(brainId: string, documentId: string, at: string): Promise<DocumentRecord>;
+  /**
+   * Where each of these documents of the brain came from (source, content checksum, provenance),
+   * forgotten ones included; ids that are not the brain's are left out.
+   */
+  origins(brainId: string, documentIds: readonly string[]): Promise<Map<string, DocumentOrigin>>;
   /** Whether any document in any brain has this id. */
   documentIdTaken(id: string): Promise<boolean>;
   /** Live documents whose path starts with `prefix`, oldest first. */

@@ -6,8 +6,8 @@
 import type { SearchHit } from "../types.ts";
 
 /** The first (best) hit of each document, in order, with `more_chunks`; at most `topK`. */
-export function collapseByDocument(hits: readonly SearchHit[], topK: number): SearchHit[] {
-  const best = new Map<string, SearchHit>();
+export function collapseByDocument<H extends SearchHit>(hits: readonly H[], topK: number): H[] {
+  const best = new Map<string, H>();
   const more = new Map<string, number>();
   for (const h of hits) {
     if (best.has(h.document_id)) more.set(h.document_id, (more.get(h.document_id) ?? 0) + 1);

@@ -12,7 +12,7 @@ import { collapseByDocument } from "../search/search_collapse.ts";
 import type { RecallArgs } from "./session_schemas.ts";
 import { requireSession } from "./sessions.ts";
 import { STOPWORDS } from "../text/terms.ts";
-import type { CallerContext, SearchHit, StoredMessage } from "../types.ts";
+import type { CallerContext, SourcedHit, StoredMessage } from "../types.ts";
 
 /** How many recent messages shape the ranking. */
 const CONTEXT_MESSAGES = 12;
@@ -25,7 +25,7 @@ const SUPERSEDED_WEIGHT = 0.5;
 
 /** memory_recall with a session. */
 export interface RecallResult {
-  chunks: SearchHit[];
+  chunks: SourcedHit[];
   query: string;
   brain_id: string;
   session_id: string;
@@ -69,7 +69,7 @@ export async function recall(
   const queryHits = await search(args.query);
   const contextHits = contextTerms.length ? await search(contextTerms.join(" ")) : [];
   const inQuery = new Set(queryHits.map((h) => h.chunk_id));
-  const fused = fuseRanks<SearchHit>([
+  const fused = fuseRanks<SourcedHit>([
     { name: "query", items: queryHits },
     { name: "session", items: contextHits.filter((h) => inQuery.has(h.chunk_id)) },
   ], (h) => h.chunk_id);

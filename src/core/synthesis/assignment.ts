@@ -15,8 +15,11 @@ export interface Assignment {
 }
 
 const NAME = String.raw`@?[\p{L}][\p{L}\p{M}.'’-]*(?:[ \t][\p{Lu}][\p{L}\p{M}.'’-]*)?`;
-/** "Name: task", "Name — task", "@name - task". */
-const OWNER_PREFIX = new RegExp(`^(${NAME})[ \\t]*(?:[:：]|[ \\t][—–-])[ \\t]*(.+)$`, "u");
+/** "Name: task", "Name — task", "@name - task", "Name (PM): task". */
+const OWNER_PREFIX = new RegExp(
+  `^(${NAME})(?:[ \\t]*\\([^()\\n]{1,30}\\))?[ \\t]*(?:[:：]|[ \\t][—–-])[ \\t]*(.+)$`,
+  "u",
+);
 /** "Name to do …", "Name will do …". */
 const OWNER_VERB = new RegExp(
   `^(${NAME})[ \\t]+(?:to|will|should|must|needs to|is going to|is to)[ \\t]+(.+)$`,
@@ -43,10 +46,10 @@ export function readAssignment(
     "",
   );
   let owner: string | undefined;
-  const prefix = OWNER_PREFIX.exec(rest);
-  if (prefix && isOwner(prefix[1], o.people)) {
-    owner = cleanName(prefix[1]);
-    rest = prefix[2];
+  const prefix = ownerPrefix(rest, o);
+  if (prefix) {
+    owner = prefix.owner;
+    rest = prefix.rest;
   } else {
     const verb = OWNER_VERB.exec(rest);
     if (verb && isOwner(verb[1], o.people, { strict: true })) {
@@ -73,6 +76,16 @@ export function readAssignment(
     ...(owner ? { owner } : {}),
     ...(due ? { due: due.due } : {}),
   };
+}
+
+/** "Kenji: write the runbook", "Alice (PM): I'll fix it": the person named first, and the rest. */
+export function ownerPrefix(
+  text: string,
+  o: { people?: ReadonlySet<string> } = {},
+): { owner: string; rest: string } | null {
+  const prefix = OWNER_PREFIX.exec(text);
+  if (!prefix || !isOwner(prefix[1], o.people)) return null;
+  return { owner: cleanName(prefix[1]), rest: prefix[2] };
 }
 
 /** A table row's owner, task and due date, by its header; null when the header has no task column. */

@@ -223,16 +223,29 @@ export const ATTENDEE_LABEL =
 export const ABSENT_LABEL =
   /^(?:apologies|absent|regrets|entschuldigt|ausentes|absents|assenti)\s*[:：]/iu;
 
-/** Words that look like a speaker in "Word: text" but label the line instead. */
+/**
+ * Words that look like a speaker in "Word: text" but label the line instead. A transcript's
+ * speakers own what they say and are its attendees, so a label taken for a speaker would make
+ * "Note", "Agenda" or "Start" an attendee and strip the cue ("TODO:", "Decision:") the other rules
+ * read. Labels the rules read already (decision, task, question, attendee wording) are checked
+ * by speaker_turns.ts; these are the rest: note-taking labels, meeting furniture ("Agenda",
+ * "Break", "Q", "A"), schedule words ("Start: 10:30"), link labels ("Slides: https://…") and URL
+ * schemes. None is a given name.
+ */
 export const SPEAKER_STOP_WORDS: ReadonlySet<string> = new Set(
   ("decision decisions agreed agreement action actions ai todo fixme note notes attendees present " +
     "participants who when where date time status owner owners rationale reason question questions " +
     "open answer summary context update updates agenda topic topics blockers blocker next done fyi " +
     "problem solution result results outcome outcomes goal goals risk risks why what how tl;dr " +
     "chair facilitator apologies deciders reviewers author authors good bad pros cons warning tip " +
-    "important example examples see also re subject from to cc location room link links").split(
-      " ",
-    ),
+    "important example examples see also re subject from to cc location room link links " +
+    "q a ps nb edit edited caution info hint reminder remark comment comments conclusion " +
+    "proposal motivation objective objectives purpose scope background priority due deadline " +
+    "start end duration break lunch intro demo standup retro kickoff wrap-up meeting call title " +
+    "slides deck recording video doc docs document minutes ticket issue bug fix idea step " +
+    "http https ftp mailto file tel " +
+    "hinweis anmerkung ergebnis ort zeit nota remarque résultat resultado resumen lugar hora " +
+    "fecha estado risultato riepilogo").split(" "),
 );
 
 /** Sentence openers of first-person and team commitments. */

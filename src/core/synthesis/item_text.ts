@@ -4,6 +4,11 @@
  */
 import type { ActionItem } from "../ports/language_model.ts";
 
+/** "Title (date)": a meeting's heading, one space apart; no date when the title holds it. */
+export function meetingHeading(m: { title: string; date: string | null }): string {
+  return m.date && !m.title.includes(m.date) ? `${m.title} (${m.date})` : m.title;
+}
+
 /** "owner: task (due D)": a meeting's action item as listed. */
 export function actionItemText(a: ActionItem): string {
   return `${a.owner ? `${a.owner}: ` : ""}${a.task}${a.due ? ` (due ${a.due})` : ""}`;

@@ -1,12 +1,20 @@
 /**
  * @module A note or transcript as classified lines: headings (with the section path they open),
  * list items (with checkboxes and strike-through), table rows (with their header), prose, and
- * code — fenced or indented — which no extractor ever reads. Speaker turns of transcripts and
- * chat logs ("[00:01:02] Greg:", "<maria> …", "**alice** 10:02") are recognised, and a prose
- * line ending in a colon ("Action items:") labels the list after it.
+ * code — fenced or indented — which no extractor ever reads. Speaker turns of transcripts,
+ * captions and chat logs ("Alice:", "[00:01:02] Greg:", "<v Ann>", "<maria> …", "**alice** 10:02")
+ * are recognised (see speaker_turns.ts), and a prose line ending in a colon ("Action items:")
+ * labels the list after it.
  */
 import { frontMatterLength, scanLines } from "../markdown/structure.ts";
-import { SPEAKER_STOP_WORDS } from "./cues.ts";
+import {
+  chatHeader,
+  cueText,
+  cueTime,
+  cueTitle,
+  transcriptShape,
+  turnOf,
+} from "./speaker_turns.ts";
 
 /** What a line is. */
 export type LineKind = "blank" | "heading" | "item" | "row" | "prose" | "code" | "meta";
@@ -37,6 +45,8 @@ export interface NoteLine {
   turn?: boolean;
   /** A timestamp given with the turn ("00:01:02", "09:14"). */
   time?: string;
+  /** Opens with a label ("Note: …", "TODO: …"): it starts a paragraph, as a turn does. */
+  labelled?: boolean;
   /** Table rows: the cells, and the header row's cells. */
   cells?: string[];
   header?: string[];
@@ -47,27 +57,14 @@ const ITEM = /^([ \t]*)(?:[-*+•]|\d{1,9}[.)])[ \t]+(?:\[([ xX~])\][ \t]*)?(.*)
 const QUOTE = /^ {0,3}(?:>[ \t]?)+/;
 const TABLE_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 const INLINE_CODE = /(`+)[^`\n]*?\1/g;
-/** `[00:01:02] Greg Olsen: text`, `00:01 Greg: text`, `(10:02) Ann: text`. */
-const TIMED_TURN =
-  /^[[(]?(\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp][Mm])?)[\])]?\s+([^:<>[\]()]{1,40}?):\s+(.*)$/;
-/** `**alice** 10:02 text`: a chat message with its header on the same line. */
-const CHAT_TURN = /^\*\*([^*\n]{1,40})\*\*[ \t]+(\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?)[ \t]+(\S.*)$/u;
-/** `[09:14] <maria.g> text`, `<maria.g> text`. */
-const IRC_TURN = /^(?:[[(]?(\d{1,2}:\d{2}(?::\d{2})?)[\])]?\s*)?<([^<>\s]{1,40})>\s*(.*)$/;
-/** `**alice** 10:02`, `alice  10:02 AM`: a chat message header; the message follows. */
-const CHAT_HEADER =
-  /^(?:\*\*([^*\n]{1,40})\*\*|([\p{L}][\p{L}\p{N}._-]{0,39}))[ \t]+(?:—[ \t]*)?(\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?)[ \t]*$/u;
-/** `Alice: text`, `Greg Olsen: text`, `**Alice:** text` — a turn only in transcript-like text. */
-const NAMED_TURN =
-  /^(?:\*\*)?([\p{Lu}][\p{L}\p{M}.'’-]*(?:[ \t][\p{Lu}][\p{L}\p{M}.'’-]*){0,2})(?::\*\*|\*\*:|:)[ \t]+(.*)$/u;
-/** Named turns needed before `Name: text` lines are read as a transcript. */
-const MIN_NAMED_TURNS = 3;
+/** "Note: …", "TODO: …": a line with a label of its own. */
+const LABELLED = /^[^\s:：]{1,30}[:：](?:\s|$)/u;
 
 /** Classifies every line of `text`. */
 export function noteLines(text: string): NoteLine[] {
   const skip = frontMatterLength(text);
   const raw = scanLines(text);
-  const turns = namedTurnSpeakers(raw.map((l) => l.text));
+  const shape = transcriptShape(raw.map((l) => l.text));
   const out: NoteLine[] = [];
   const section: string[] = [];
   const levels: number[] = [];
@@ -75,11 +72,41 @@ export function noteLines(text: string): NoteLine[] {
   let header: string[] | undefined;
   let inList = false;
   let chatSpeaker: { name: string; time: string } | undefined;
+  /** The speaker of the turn whose wrapped lines follow, until a blank line. */
+  let turnSpeaker: { speaker: string; time?: string } | undefined;
+  /** Captions: the last cue's start time. */
+  let cueAt: string | undefined;
   let previousBlank = true;
   for (const [i, line] of raw.entries()) {
     const base = { n: i + 1, struck: false, section: [...section] };
     if (line.start < skip) {
       out.push({ ...base, kind: "meta", text: line.text.trim(), plain: "", indent: 0 });
+      continue;
+    }
+    if (shape.cues) {
+      // Captions: timings, indexes and the blank lines between cues are left out, so a sentence
+      // split over two cues of one speaker stays one paragraph.
+      const title = i === shape.cueHeader ? cueTitle(line.text) : null;
+      if (title) {
+        out.push({ ...base, kind: "heading", text: title, plain: title, indent: 0, level: 1 });
+        continue;
+      }
+      cueAt = cueTime(line.text) ?? cueAt;
+      if (shape.cueMeta.has(i) || line.text.trim() === "") continue;
+      const cue = cueText(line.text, shape);
+      const speaker = cue.speaker ?? turnSpeaker?.speaker;
+      const opens = cue.speaker !== undefined && cue.speaker !== turnSpeaker?.speaker;
+      if (speaker) turnSpeaker = { speaker, ...(cueAt ? { time: cueAt } : {}) };
+      const text = stripEmphasis(cue.text);
+      out.push({
+        ...base,
+        kind: "prose",
+        text,
+        plain: blankCode(text),
+        indent: 0,
+        ...(speaker ? { speaker, ...(opens ? { turn: true } : {}) } : {}),
+        ...(cueAt ? { time: cueAt } : {}),
+      });
       continue;
     }
     const indent = /^[ \t]*/.exec(line.text)![0].replace(/\t/g, "    ").length;
@@ -93,6 +120,7 @@ export function noteLines(text: string): NoteLine[] {
     }
     previousBlank = blank;
     if (blank) {
+      turnSpeaker = undefined;
       out.push({ ...base, kind: "blank", text: "", plain: "", indent: 0 });
       header = undefined;
       continue;
@@ -111,18 +139,20 @@ export function noteLines(text: string): NoteLine[] {
       label = undefined;
       inList = false;
       chatSpeaker = undefined;
+      turnSpeaker = undefined;
       out.push({ ...base, kind: "heading", text: title, plain: blankCode(title), indent, level });
       out.at(-1)!.section = [...section];
       continue;
     }
-    const chat = CHAT_HEADER.exec(body.trim());
-    if (chat && !/^\d/.test(chat[1] ?? chat[2])) {
-      chatSpeaker = { name: (chat[1] ?? chat[2]).trim(), time: chat[3] };
+    const chat = chatHeader(body.trim());
+    if (chat) {
+      chatSpeaker = chat;
       out.push({ ...base, kind: "meta", text: body.trim(), plain: "", indent });
       continue;
     }
     if (/^[ \t]*\|/.test(body)) {
       inList = false;
+      turnSpeaker = undefined;
       if (TABLE_RULE.test(body)) continue;
       const cells = body.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) =>
         c.trim()
@@ -148,10 +178,11 @@ export function noteLines(text: string): NoteLine[] {
     const item = ITEM.exec(body);
     if (item) {
       inList = true;
+      turnSpeaker = undefined;
       const content = item[3].trim();
       const box = item[2];
       const struck = /^~~/.test(content) || /^~~[-*+]/.test(body.trim());
-      const speaker = turnOf(content, turns);
+      const speaker = turnOf(content, shape);
       const text = speaker ? speaker.text : content;
       out.push({
         ...base,
@@ -162,12 +193,19 @@ export function noteLines(text: string): NoteLine[] {
         ...(box === undefined || box === "~" ? {} : { checkbox: box === " " ? "open" : "done" }),
         struck: struck || /^~~.*~~$/.test(content),
         label,
+        // "- Ines: I'll finish the export" in a transcript: Ines says it.
+        ...(speaker ? { speaker: speaker.speaker } : {}),
       });
       continue;
     }
     const whole = body.trim();
     const struckLine = /^~~/.test(whole);
-    const turn = turnOf(whole, turns);
+    const turn = turnOf(whole, shape);
+    // A turn's wrapped lines are its speaker's; a "Label: …" line after it is not.
+    if (turn) turnSpeaker = { speaker: turn.speaker, ...(turn.time ? { time: turn.time } : {}) };
+    const labelled = !turn && LABELLED.test(whole);
+    if (labelled) turnSpeaker = undefined;
+    const carried = turn ? undefined : turnSpeaker;
     if (!turn && indent === 0) inList = false;
     if (!turn && /[:：]\s*$/.test(whole) && whole.length <= 80) label = whole;
     else if (!inList && indent === 0) label = undefined;
@@ -180,49 +218,17 @@ export function noteLines(text: string): NoteLine[] {
       indent,
       struck: struckLine,
       label,
+      ...(labelled ? { labelled } : {}),
       ...(turn
         ? { speaker: turn.speaker, turn: true, ...(turn.time ? { time: turn.time } : {}) }
+        : carried
+        ? carried
         : chatSpeaker
         ? { speaker: chatSpeaker.name, time: chatSpeaker.time }
         : {}),
     });
   }
   return out;
-}
-
-/** A line's speaker turn, when it is one. */
-function turnOf(
-  line: string,
-  named: ReadonlySet<string>,
-): { speaker: string; text: string; time?: string } | null {
-  const chat = CHAT_TURN.exec(line);
-  if (chat) return { speaker: chat[1].trim(), text: chat[3].trim(), time: chat[2] };
-  const timed = TIMED_TURN.exec(line);
-  if (timed) return { speaker: timed[2].trim(), text: timed[3].trim(), time: timed[1] };
-  const irc = IRC_TURN.exec(line);
-  if (irc) return { speaker: irc[2], text: irc[3].trim(), ...(irc[1] ? { time: irc[1] } : {}) };
-  const m = NAMED_TURN.exec(line);
-  if (m && named.has(m[1])) return { speaker: m[1], text: m[2].trim() };
-  return null;
-}
-
-/**
- * The names that speak in `Name: text` lines, when there are enough such prose lines (and at
- * least two names) for the text to be a transcript; otherwise none, so "Decision: …" or a
- * one-off "Kenji: …" item stays what it is.
- */
-function namedTurnSpeakers(lines: string[]): ReadonlySet<string> {
-  const counts = new Map<string, number>();
-  let turns = 0;
-  for (const line of lines) {
-    const m = NAMED_TURN.exec(line.trim());
-    if (!m || ITEM.test(line)) continue;
-    if (SPEAKER_STOP_WORDS.has(m[1].toLowerCase())) continue;
-    turns++;
-    counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
-  }
-  if (turns < MIN_NAMED_TURNS || counts.size < 2) return new Set();
-  return new Set([...counts].filter(([, n]) => n >= 1).map(([name]) => name));
 }
 
 /** Text without bold/italic markers around it or inside it. */

@@ -56,7 +56,8 @@ export function noteUnits(lines: NoteLine[]): NoteUnit[] {
       i++;
       continue;
     }
-    // A paragraph: prose lines up to a blank line, another block, or a new speaker's turn.
+    // A paragraph: prose lines up to a blank line, another block, a new speaker's turn or a
+    // "Label: …" line.
     const first = line;
     const parts = [line.text];
     const starts = [0];
@@ -64,7 +65,7 @@ export function noteUnits(lines: NoteLine[]): NoteUnit[] {
     let j = i + 1;
     while (
       j < lines.length && lines[j].kind === "prose" && lines[j].speaker === first.speaker &&
-      !lines[j].turn
+      !lines[j].turn && !lines[j].labelled
     ) {
       starts.push(length + 1);
       length += lines[j].text.length + 1;

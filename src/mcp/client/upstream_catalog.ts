@@ -2,7 +2,9 @@
  * @module The upstream servers engram knows, as one list: those the YAML defines and those the
  * operator imported (or added from the marketplace) into the database, each with the operator's
  * state applied. Where the YAML sets a key, the YAML wins, and a command that would change that
- * key refuses, naming the file and line; keys the YAML leaves out take the database's state.
+ * key refuses, naming the file and line; keys the YAML leaves out take the database's state. A YAML
+ * entry named like an imported server overrides it whole: the import's definition, signature and
+ * state are set aside (docs/upstream.md#editing-a-stored-server).
  */
 import {
   type KeySource,
@@ -32,6 +34,8 @@ export interface CatalogEntry {
   state: UpstreamRecord | null;
   /** Why the stored definition cannot be used, when it no longer validates. */
   problem?: string;
+  /** A YAML entry only: the stored (imported or marketplace) server of its name that it overrides. */
+  overrides?: UpstreamOrigin;
 }
 
 /** The `mcp:` settings the catalog reads. */
@@ -53,6 +57,10 @@ export async function loadCatalog(
   const entries: CatalogEntry[] = mcp.mcp_servers.map((server) => {
     const yaml = mcp.sources[server.name] ?? {};
     const state = byName.get(server.name.toLowerCase()) ?? null;
+    if (state?.definition) {
+      // The operator's consent and enabling were given to the imported definition, not this one.
+      return { config: server, origin: "yaml", yaml, state, overrides: state.origin ?? "import" };
+    }
     return { config: applyState(server, state, yaml), origin: "yaml", yaml, state };
   });
   const yamlNames = new Set(mcp.mcp_servers.map((s) => s.name.toLowerCase()));
@@ -78,14 +86,38 @@ export function findEntry(catalog: readonly CatalogEntry[], name: string): Catal
 }
 
 /**
+ * What `engram mcp servers`, `doctor` and `review` say of a YAML entry that overrides a stored
+ * server of its name; null for any other entry.
+ */
+export function overrideNote(entry: CatalogEntry): string | null {
+  if (!entry.overrides) return null;
+  const at = entry.yaml.name;
+  const file = at ? `${at.file}:${at.line}` : "the config file";
+  const stored = entry.overrides === "marketplace"
+    ? "the one added from the marketplace"
+    : "the imported one";
+  return `the entry in ${file} overrides ${stored}; its signature and state no longer apply`;
+}
+
+/**
  * Changes `enabled` or consent of a server, unless its YAML sets that key: then `conflict` names
- * the file and line to edit instead.
+ * the file and line to edit instead. A YAML entry that overrides an imported server is refused
+ * too: the stored state belongs to the import (set the key in the file, or remove the import).
  */
 export async function changeState(
   entry: CatalogEntry,
   store: Pick<UpstreamStore, "setUpstreamState">,
   patch: { enabled?: boolean; client_consent?: UpstreamConsent },
 ): Promise<UpstreamRecord> {
+  const note = overrideNote(entry);
+  if (note) {
+    throw new EngramError(
+      "conflict",
+      `${note}; set ${
+        Object.keys(patch).join(" and ")
+      } in that entry, or drop the import first with: engram mcp remove ${entry.config.name}`,
+    );
+  }
   for (const key of Object.keys(patch) as StateKey[]) {
     const at = entry.yaml[key];
     if (at) {

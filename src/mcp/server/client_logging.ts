@@ -1,6 +1,10 @@
 /**
- * @module logging/setLevel: once a client has set a level, the session's log records at or above
- * it also go to that client as `notifications/message` (logger "engram"); stderr logging carries on.
+ * @module logging/setLevel and the session's log notices (docs/tools.md#resources).
+ * Once a client has set a level, the session's log records at or above it also go to that client
+ * as `notifications/message` (logger "engram"); stderr logging carries on. engram's session notices
+ * — the session is ready (after `notifications/initialized`), its level changed — are at `notice`:
+ * they go while no level is set (a client cannot set one before the session is ready) and
+ * afterwards when the level is `notice` or lower.
  */
 import {
   type LoggingLevel,
@@ -23,6 +27,9 @@ const LEVEL_OF: Record<keyof Logger, LoggingLevel> = {
   error: "error",
 };
 
+/** The level of engram's own session notices (ready, level changed). */
+const NOTICE = LEVELS.indexOf("notice");
+
 /** Sends one notification. */
 type Send = (notification: ServerNotification) => Promise<void>;
 
@@ -34,26 +41,45 @@ export interface ClientLog {
   forRequest(send: Send): Logger;
 }
 
-/** Registers logging/setLevel and returns loggers that honour the level the client set. */
-export function registerLogging(server: Server, base: Logger): ClientLog {
+/**
+ * Registers logging/setLevel and the session notices; returns loggers that honour the level the
+ * client set. `session` is what the ready notice tells the client about its session.
+ */
+export function registerLogging(
+  server: Server,
+  base: Logger,
+  o: { session?: Record<string, unknown> } = {},
+): ClientLog {
   let threshold: number | undefined;
-  handleStrictly(server, SetLevelRequestSchema, (request) => {
-    threshold = LEVELS.indexOf(request.params.level);
+  const deliver = (send: Send, level: LoggingLevel, data: Record<string, unknown>) => {
+    try {
+      // A log line that cannot reach the client (closed session) is still on stderr.
+      send({ method: "notifications/message", params: { level, logger: "engram", data } })
+        .catch(() => {});
+    } catch {
+      // Not connected.
+    }
+  };
+  const notice = (send: Send, data: Record<string, unknown>) => {
+    if (threshold === undefined || NOTICE >= threshold) deliver(send, "notice", data);
+  };
+  handleStrictly(server, SetLevelRequestSchema, (request, extra) => {
+    const level = request.params.level;
+    threshold = LEVELS.indexOf(level);
+    notice(extra.sendNotification, { message: `log level set to ${level}`, level });
     return {};
   });
+  const previous = server.oninitialized;
+  server.oninitialized = () => {
+    previous?.();
+    notice((n) => server.notification(n), { message: "session ready", ...o.session });
+  };
   const make = (send: Send): Logger => {
     const method = (name: keyof Logger) => (message: string, fields?: Record<string, unknown>) => {
       base[name](message, fields);
       const level = LEVEL_OF[name];
       if (threshold === undefined || LEVELS.indexOf(level) < threshold) return;
-      const data = { message, ...fields };
-      try {
-        // A log line that cannot reach the client (closed session) is still on stderr.
-        send({ method: "notifications/message", params: { level, logger: "engram", data } })
-          .catch(() => {});
-      } catch {
-        // Not connected.
-      }
+      deliver(send, level, { message, ...fields });
     };
     return {
       debug: method("debug"),

@@ -45,6 +45,7 @@ import {
   type UpstreamTools,
 } from "./upstream_tools.ts";
 import { notSelected, type ToolSelection } from "./tool_selection.ts";
+import { upstreamPrompts, upstreamResources } from "./upstream_offers.ts";
 import { EngramError } from "../../core/errors.ts";
 
 /** Server identity reported on initialize. */
@@ -73,8 +74,9 @@ export interface ServerDeps {
    */
   clientRoots?: { home?: string };
   /**
-   * Approved upstream tools offered through this server, as `mcp_<server>_<tool>`; absent when
-   * no upstream servers are configured.
+   * Approved upstream tools and prompts offered through this server, as `mcp_<server>_<name>`,
+   * and resource templates under `upstream://<server>/`; absent when no upstream servers are
+   * configured.
    */
   upstream?: UpstreamTools;
   /** The tools this session lists and may call (`--tools`, a token's list, `server.tools`). */
@@ -111,15 +113,23 @@ export function createMcpServer(deps: ServerDeps): Server {
         // Exposed upstream tools come and go as the operator approves, revokes or an upstream
         // changes a definition; sessions are told.
         tools: { listChanged: deps.upstream !== undefined },
-        prompts: { listChanged: false },
-        resources: { subscribe: true, listChanged: false },
+        // So do exposed upstream prompts and resource templates.
+        prompts: { listChanged: deps.upstream !== undefined },
+        resources: { subscribe: true, listChanged: deps.upstream !== undefined },
         logging: {},
         completions: {},
       },
       instructions: INSTRUCTIONS,
     },
   );
-  const log = registerLogging(server, deps.logger);
+  const log = registerLogging(server, deps.logger, {
+    session: {
+      server: SERVER_NAME,
+      version: deps.version,
+      transport: deps.caller.transport,
+      tier: deps.caller.tier,
+    },
+  });
   const session = {
     service: deps.service,
     audit: deps.audit,
@@ -128,13 +138,19 @@ export function createMcpServer(deps: ServerDeps): Server {
     serverLogger: deps.logger,
   };
   const recent = new RecentQueries();
-  registerPrompts(server, session);
-  registerResources(server, { ...session, version: deps.version });
+  registerPrompts(server, session, {
+    more: deps.upstream && upstreamPrompts(deps.upstream, session),
+  });
+  registerResources(server, { ...session, version: deps.version }, {
+    more: deps.upstream && upstreamResources(deps.upstream, session),
+  });
   const stopSubscriptions = registerSubscriptions(server, session);
-  const stopExposure = deps.upstream?.onChange(() => {
-    server.sendToolListChanged().catch((err) =>
-      deps.logger.debug("tools/list_changed not sent", { error: String(err) })
-    );
+  const stopExposure = deps.upstream?.onChange((changed) => {
+    const sent = (list: string) => (err: unknown) =>
+      deps.logger.debug(`${list}/list_changed not sent`, { error: String(err) });
+    if (changed.tools) server.sendToolListChanged().catch(sent("tools"));
+    if (changed.prompts) server.sendPromptListChanged().catch(sent("prompts"));
+    if (changed.resources) server.sendResourceListChanged().catch(sent("resources"));
   });
   server.onclose = () => {
     stopSubscriptions();

@@ -8,13 +8,33 @@ import { z } from "zod";
 /** A metadata value. */
 const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
+/** Where a document came from: set by engram, never by a tool call. */
+const documentSource = z.enum(["ingest", "extract", "compile", "reflect"]);
+
+/** A compiled document's provenance; null on every other document. */
+const ProvenanceSchema = z.looseObject({
+  /** The upstream server the text was read from. */
+  server: z.string(),
+  uri: z.string(),
+  mime_type: z.string().nullable(),
+  fetched_at: z.string(),
+  /** SHA-256 of the bytes fetched. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The server's identity pin when it was read. */
+  approval: z.string().nullable(),
+  /** The version that compile wrote. */
+  version: z.number().int().min(1),
+  /** The content returned is not the text that compile stored. */
+  edited: z.boolean(),
+}).nullable();
+
 /** DocumentRecord. */
 export const DocumentRecordSchema = z.looseObject({
   id: z.string(),
   brain_id: z.string(),
   title: z.string().min(1).max(512),
   path: z.string().min(1).max(1024),
-  source: z.enum(["ingest", "extract", "compile", "reflect"]),
+  source: documentSource,
   content_type: z.string(),
   byte_size: z.number().int().min(0),
   checksum_sha256: z.string().regex(/^[0-9a-f]{64}$/),
@@ -28,6 +48,9 @@ export const DocumentRecordSchema = z.looseObject({
 
 /** A DocumentRecord with its content. */
 export const DocumentWithContentSchema = DocumentRecordSchema.extend({ content: z.string() });
+
+/** memory_get output: the document with its content and provenance. */
+export const GetOutputSchema = DocumentWithContentSchema.extend({ provenance: ProvenanceSchema });
 
 /** A brain. */
 export const BrainSchema = z.looseObject({
@@ -56,6 +79,8 @@ export const SearchHitSchema = z.looseObject({
   updated_at: z.string(),
   component_scores: z.record(z.string(), z.number()).optional(),
   more_chunks: z.number().int().min(0).optional(),
+  source: documentSource,
+  provenance: ProvenanceSchema,
 });
 
 /** memory_search output. */

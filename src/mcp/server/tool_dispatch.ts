@@ -4,6 +4,7 @@ import { EngramError } from "../../core/errors.ts";
 import { concealInternal } from "../../core/internal_errors.ts";
 import { type Tier, tierAllows } from "../../core/types.ts";
 import { parseInput } from "../../core/validate.ts";
+import { refuseUnknownKeys } from "./unknown_arguments.ts";
 import { auditCall, type AuditContext } from "./audit.ts";
 import { toolErrorCode, toolErrorResult } from "./tool_error.ts";
 import type { ToolContext, ToolDef } from "./tool.ts";
@@ -76,8 +77,9 @@ export function dispatchTool(
     name: tool.name,
     args: rawArgs,
     tier: tool.tier,
-    tierFix: ` (start with --tier ${tool.tier} or use a ${tool.tier} token)`,
+    tierFix: ` (start with --tier ${tool.tier} or use ${article(tool.tier)} ${tool.tier} token)`,
   }, async () => {
+    refuseUnknownKeys(tool.input, rawArgs ?? {}, tool.name);
     const out = await tool.run(ctx, parseInput(tool.input, rawArgs ?? {}, tool.name));
     const brainId = tool.brainOf?.(out);
     return {
@@ -88,4 +90,9 @@ export function dispatchTool(
       brainId,
     };
   });
+}
+
+/** "a" or "an" before a tier's name. */
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? "an" : "a";
 }

@@ -28,7 +28,7 @@ export function describeTool(tool: ToolDef): Tool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input, "input") as Tool["inputSchema"],
+    inputSchema: closedInput(jsonSchema(tool.input, "input")) as Tool["inputSchema"],
     outputSchema: listedOutput(jsonSchema(tool.output, "output")) as Tool["outputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   };
@@ -62,6 +62,27 @@ function listedOutput(schema: unknown): unknown {
       )
       : listedOutput(value);
   }
+  return out;
+}
+
+/**
+ * An input schema that says what dispatch enforces (unknown_arguments.ts): an object with
+ * `properties` and no `additionalProperties` of its own takes no other key. Maps (`metadata`) keep
+ * the `additionalProperties` schema zod gave them.
+ */
+function closedInput(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedInput);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // Property names are data, not keywords: a property called "properties" is walked as one.
+    out[key] = key === "properties"
+      ? Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, closedInput(v)]),
+      )
+      : closedInput(value);
+  }
+  if ("properties" in out && !("additionalProperties" in out)) out.additionalProperties = false;
   return out;
 }
 

@@ -315,6 +315,50 @@ export const MIGRATIONS: readonly string[] = [
     SELECT id, brain_id, path, title, version, commit_sha, deleted_at
       FROM documents WHERE deleted_at IS NOT NULL ORDER BY deleted_at;
   `,
+  // 12: a compiled document's provenance out of reach of tool calls, which may write any metadata
+  // (docs/tools.md#result-records). The keys compiled documents had are copied, and stay in
+  // metadata as ordinary keys; version is the first one holding this fetch (the compile's write).
+  `
+  CREATE TABLE document_provenance (
+    document_id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    server TEXT NOT NULL,
+    uri TEXT NOT NULL,
+    mime_type TEXT,
+    fetched_at TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    approval TEXT,
+    version INTEGER NOT NULL,
+    content_sha256 TEXT NOT NULL
+  );
+  INSERT INTO document_provenance
+    (document_id, server, uri, mime_type, fetched_at, sha256, approval, version, content_sha256)
+    SELECT d.id, d.metadata ->> '$.mcp_server', d.metadata ->> '$.mcp_uri',
+        CASE json_type(d.metadata, '$.mcp_mime_type') WHEN 'text' THEN d.metadata ->> '$.mcp_mime_type' END,
+        d.metadata ->> '$.fetched_at', d.metadata ->> '$.sha256',
+        CASE json_type(d.metadata, '$.approval') WHEN 'text' THEN d.metadata ->> '$.approval' END,
+        v.version, v.checksum_sha256
+      FROM documents d
+      JOIN document_versions v ON v.document_id = d.id AND v.version = (
+        SELECT MIN(x.version) FROM document_versions x
+         WHERE x.document_id = d.id
+           AND x.metadata ->> '$.fetched_at' IS d.metadata ->> '$.fetched_at'
+           AND x.metadata ->> '$.sha256' IS d.metadata ->> '$.sha256')
+     WHERE d.source = 'compile'
+       AND json_type(d.metadata, '$.mcp_server') = 'text'
+       AND json_type(d.metadata, '$.mcp_uri') = 'text'
+       AND json_type(d.metadata, '$.fetched_at') = 'text'
+       AND json_type(d.metadata, '$.sha256') = 'text';
+  `,
+  // 13: operator actions (kind 'operator': an `engram mcp` command that changed a server, by whom)
+  // live in the audit log; detail holds the server and what changed, as JSON.
+  `
+  ALTER TABLE audit ADD COLUMN detail TEXT;
+  `,
+  // 14: the name an operator chose for an exposed tool (`approvals approve --as`), settling a
+  // collision of mcp_<server>_<tool> names; NULL: the usual name.
+  `
+  ALTER TABLE capability_pins ADD COLUMN expose_as TEXT;
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

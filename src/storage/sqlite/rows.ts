@@ -1,6 +1,7 @@
 /** @module Row ↔ record mapping for the SQLite store. */
 import type {
   Brain,
+  DocumentOrigin,
   DocumentRecord,
   DocumentSource,
   Metadata,
@@ -46,6 +47,43 @@ export function toDocument(row: DocumentRow): DocumentRecord {
     created_at: row.created_at,
     updated_at: row.updated_at,
     deleted_at: row.deleted_at,
+  };
+}
+
+/** A document joined with its `document_provenance` row (null columns when it has none). */
+export interface OriginRow {
+  id: string;
+  source: string;
+  checksum_sha256: string;
+  server: string | null;
+  uri: string | null;
+  mime_type: string | null;
+  fetched_at: string | null;
+  sha256: string | null;
+  approval: string | null;
+  version: number | null;
+  content_sha256: string | null;
+}
+
+/** Selects an OriginRow from `documents d LEFT JOIN document_provenance p`. */
+export const ORIGIN_COLUMNS =
+  "d.id, d.source, d.checksum_sha256, p.server, p.uri, p.mime_type, p.fetched_at, p.sha256, p.approval, p.version, p.content_sha256";
+
+/** An origin row as a DocumentOrigin. */
+export function toOrigin(row: OriginRow): DocumentOrigin {
+  return {
+    source: row.source as DocumentSource,
+    checksum_sha256: row.checksum_sha256,
+    provenance: row.server === null ? null : {
+      server: row.server,
+      uri: row.uri!,
+      mime_type: row.mime_type,
+      fetched_at: row.fetched_at!,
+      sha256: row.sha256!,
+      approval: row.approval,
+      version: row.version!,
+      content_sha256: row.content_sha256!,
+    },
   };
 }
 

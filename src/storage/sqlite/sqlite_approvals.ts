@@ -20,6 +20,7 @@ interface PinRow {
   definition: string;
   identity: string;
   expose_tier: Tier | null;
+  expose_as: string | null;
   approved_by: string | null;
   approved_at: string;
   revoked_at: string | null;
@@ -110,11 +111,11 @@ export class SqliteApprovalStore implements ApprovalStore {
 function insertPin(db: Prepares, a: CapabilityApproval): void {
   db.prepare(
     `INSERT INTO capability_pins (server, kind, name, state, pin, definition, identity, expose_tier,
-       approved_by, approved_at, revoked_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       expose_as, approved_by, approved_at, revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (server, kind, name) DO UPDATE SET state = excluded.state, pin = excluded.pin,
        definition = excluded.definition, identity = excluded.identity,
-       expose_tier = excluded.expose_tier, approved_by = excluded.approved_by,
+       expose_tier = excluded.expose_tier, expose_as = excluded.expose_as, approved_by = excluded.approved_by,
        approved_at = excluded.approved_at, revoked_at = excluded.revoked_at`,
   ).run(
     a.server,
@@ -125,6 +126,7 @@ function insertPin(db: Prepares, a: CapabilityApproval): void {
     JSON.stringify(a.definition),
     a.identity,
     a.expose_tier,
+    a.expose_as ?? null,
     a.approved_by,
     a.approved_at,
     a.revoked_at,
@@ -139,5 +141,7 @@ function findPin(db: Prepares, key: ApprovalKey): CapabilityApproval | null {
 }
 
 function toApproval(r: PinRow): CapabilityApproval {
-  return { ...r, definition: JSON.parse(r.definition) };
+  // expose_as is left out when unset, as in approvals read from a lockfile.
+  const { expose_as, ...rest } = r;
+  return { ...rest, definition: JSON.parse(r.definition), ...(expose_as ? { expose_as } : {}) };
 }

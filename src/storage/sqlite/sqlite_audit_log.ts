@@ -1,9 +1,13 @@
 /**
  * @module The audit and trace ports over SQLite: rows are queued and written in batches by the
  * AuditWriter (never inside another caller's unit of work), and read back a page at a time.
+ * Operator actions are rows of kind `operator` in the same table (migration 13 added their
+ * `detail`), written at once.
  */
 import type { SQLInputValue } from "node:sqlite";
 import type { AuditDrops, AuditSample } from "../../core/audit/audit_report.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import type { OperatorAction, OperatorActionRecord } from "../../core/audit/operator_action.ts";
 import type { AuditReader, AuditSink } from "../../core/ports/audit_log.ts";
 import type { TraceReader, TraceSink, UpstreamTrace } from "../../core/ports/trace_log.ts";
 import type { Logger } from "../../core/logger.ts";
@@ -11,6 +15,9 @@ import type { AuditEntry } from "../../core/types.ts";
 import { auditDrops } from "./audit_drops.ts";
 import { AuditWriter } from "./audit_writer.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
+
+/** The audit kind of operator actions. */
+const OPERATOR_KIND = "operator";
 
 /** Rows read per page: a long audit log or trace log is never loaded at once. */
 const PAGE_ROWS = 2000;
@@ -31,13 +38,50 @@ export class SqliteAuditLog implements AuditSink, AuditReader, TraceSink, TraceR
     return Promise.resolve();
   }
 
+  operatorAction(action: OperatorAction): Promise<void> {
+    const detail = JSON.stringify({ server: action.server, changes: action.changes });
+    return this.#conn.write(() => {
+      this.#conn.prepare(
+        `INSERT INTO audit (at, client_id, transport, session_id, tier, kind, name, brain_id,
+           args_digest, outcome, error_code, latency_ms, detail)
+         VALUES (?, ?, 'cli', NULL, 'admin', '${OPERATOR_KIND}', ?, NULL, ?, 'ok', NULL, 0, ?)`,
+      ).run(
+        this.#conn.now().toISOString(),
+        action.user,
+        action.command,
+        sha256Hex(detail).slice(0, 16),
+        detail,
+      );
+    });
+  }
+
   auditSamples(since: string): AsyncIterable<AuditSample> {
+    // Operator actions are not calls: they have their own reader and their own part of the report.
     return pages<AuditSample>(
       this.#conn,
       `SELECT rowid, client_id, transport, kind, name, outcome, error_code, latency_ms
-         FROM audit WHERE at >= ?`,
+         FROM audit WHERE at >= ? AND kind != '${OPERATOR_KIND}'`,
       [since],
     );
+  }
+
+  async *operatorActions(since: string): AsyncIterable<OperatorActionRecord> {
+    const rows = pages<{ at: string; client_id: string; name: string; detail: string | null }>(
+      this.#conn,
+      `SELECT rowid, at, client_id, name, detail FROM audit
+        WHERE at >= ? AND kind = '${OPERATOR_KIND}'`,
+      [since],
+    );
+    for await (const row of rows) {
+      const detail = JSON.parse(row.detail ?? "{}") as { server?: string; changes?: string[] };
+      yield {
+        at: row.at,
+        user: row.client_id,
+        command: row.name,
+        server: detail.server ?? null,
+        changes: detail.changes ?? [],
+      };
+    }
   }
 
   auditDrops(since: string): Promise<AuditDrops> {

@@ -1,18 +1,28 @@
 /**
  * @module The DocumentStore port over SQLite: the `documents` row is a document's current state,
- * `document_versions` every version with its content; writing a version also replaces the
- * document's chunks (and so its FTS rows), links and tags.
+ * `document_versions` every version with its content, `document_provenance` a compiled document's
+ * provenance; writing a version also replaces the document's chunks (and so its FTS rows), links
+ * and tags.
  */
 import type { SQLInputValue } from "node:sqlite";
 import { EngramError } from "../../core/errors.ts";
 import type { DocumentRef, DocumentStore, VersionWrite } from "../../core/ports/document_store.ts";
 import type {
   BrainStats,
+  DocumentOrigin,
   DocumentRecord,
   DocumentWithContent,
   TimelineEntry,
 } from "../../core/types.ts";
-import { DOCUMENT_COLUMNS, type DocumentRow, tagsOf, toDocument } from "./rows.ts";
+import {
+  DOCUMENT_COLUMNS,
+  type DocumentRow,
+  ORIGIN_COLUMNS,
+  type OriginRow,
+  tagsOf,
+  toDocument,
+  toOrigin,
+} from "./rows.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 import { documentPage, listDocuments } from "./sqlite_path_listing.ts";
 import { brainStats, timeline } from "./sqlite_queries.ts";
@@ -134,10 +144,47 @@ export class SqliteDocumentStore implements DocumentStore {
         d.byte_size,
         d.updated_at,
       );
+      this.#writeProvenance(write, version);
       const target = { id: d.id, brainId: d.brain_id, title: d.title };
       writeIndex(this.#conn, target, write);
       writeTags(this.#conn, target, tagsOf(d.metadata));
       return { ...d, version, deleted_at: null };
+    });
+  }
+
+  /** Records the compile's provenance, or drops it when another source replaced the document. */
+  #writeProvenance(write: VersionWrite, version: number): void {
+    const d = write.document;
+    const p = write.provenance;
+    if (!p) {
+      if (d.source !== "compile") {
+        this.#conn.prepare("DELETE FROM document_provenance WHERE document_id = ?").run(d.id);
+      }
+      return;
+    }
+    this.#conn.prepare(
+      `INSERT OR REPLACE INTO document_provenance (document_id, server, uri, mime_type, fetched_at, sha256, approval, version, content_sha256)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      d.id,
+      p.server,
+      p.uri,
+      p.mime_type,
+      p.fetched_at,
+      p.sha256,
+      p.approval,
+      version,
+      d.checksum_sha256,
+    );
+  }
+
+  origins(brainId: string, documentIds: readonly string[]): Promise<Map<string, DocumentOrigin>> {
+    return this.#conn.read(() => {
+      const rows = this.#conn.prepare(
+        `SELECT ${ORIGIN_COLUMNS} FROM documents d LEFT JOIN document_provenance p ON p.document_id = d.id
+         WHERE d.brain_id = ? AND d.id IN (SELECT value FROM json_each(?))`,
+      ).all(brainId, JSON.stringify([...new Set(documentIds)])) as unknown as OriginRow[];
+      return new Map(rows.map((r) => [r.id, toOrigin(r)]));
     });
   }
 

@@ -270,18 +270,17 @@ Deno.test("lockfile errors: an unwritable or unreadable file, a missing one, and
   assertFails(
     await s.run(["approvals", "verify"]),
     2,
-    "engram: verify compares a lockfile with the servers: pass --lock FILE, or set mcp.approvals_lock in the config",
+    `engram: verify compares a lockfile with the servers: pass --lock FILE, or set mcp.approvals_lock in the config file ${s.dir}/config/engram.yaml`,
   );
 });
 
-Deno.test("approve --expose on a prompt approves it and says the tier does not apply", async () => {
+Deno.test("approve --expose on a prompt or template offers it to agents at that tier", async () => {
   await using s = await upstreamSetup([WELL], { env: NO_CHANGES });
   const r = await s.run(["approvals", "approve", "files", "greet", "--expose", "read"]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^approved prompt files greet\n/);
-  assert.match(
-    r.stderr,
-    /--expose applies to tools only; prompt files greet is approved without it/,
-  );
+  assert.equal(r.stdout, "approved prompt files greet (exposed to agents at tier read)\n");
+  assert.equal(r.stderr, "");
+  const t = await s.run(["approvals", "approve", "files", "notes", "--expose", "write"]);
+  assert.equal(t.stdout, "approved template files notes (exposed to agents at tier write)\n");
   assert.equal((await states(s.run))["prompt greet"], "approved");
 });

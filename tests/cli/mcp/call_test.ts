@@ -5,6 +5,9 @@
  * sick server among healthy ones.
  */
 import assert from "node:assert/strict";
+import { engramCommandArgs, engramEnv, tempDir } from "../../helpers.ts";
+import { processesWith, token } from "../../mcp/client/launch_setup.ts";
+import { leftovers } from "../../mcp/client/upstream_setup.ts";
 import { upstreamSetup } from "../_signed_upstreams.ts";
 import { assertFails } from "../_util.ts";
 
@@ -174,3 +177,64 @@ Deno.test("doctor runs the live checks of every server at once and names the sic
   const quick = await s.run(["doctor", "--static", "dead"]);
   assert.equal(quick.code, 0, "the static checks of a well-configured server pass");
 });
+
+/** The lines of `file` once one starts with `prefix`; fails if `exited` settles first. */
+async function lineAppears(file: string, prefix: string, exited: Promise<unknown>) {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    const lines = (await Deno.readTextFile(file).catch(() => "")).split("\n");
+    if (lines.some((l) => l.startsWith(prefix))) return lines;
+    if (done) throw new Error(`the command ended before ${JSON.stringify(prefix)}: ${lines}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.test(`call: ${signal} cancels the call upstream and leaves no server process`, async () => {
+    await using record = await tempDir();
+    const file = `${record.path}/record.txt`;
+    const mark = token();
+    await using s = await upstreamSetup([{
+      name: "files",
+      fixture: "well_behaved",
+      allow: [`--allow-write=${file}`],
+      args: ["--name", `wb-${mark}`, "--record", file],
+    }]);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: engramCommandArgs([
+        "mcp",
+        "call",
+        "files",
+        "slow",
+        "--args",
+        '{"ms":600000}',
+        "--unapproved",
+      ]),
+      cwd: s.dir,
+      env: engramEnv(s.dir),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const output = child.output();
+    const started = await lineAppears(file, "slow ", output);
+    const pid = Number(started.find((l) => l.startsWith("started "))!.split(" ")[1]);
+    assert.deepEqual(processesWith(`wb-${mark}`), [pid], "the server runs the call");
+    child.kill(signal);
+    const out = await output;
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, signal === "SIGINT" ? 130 : 143, stderr);
+    assert.match(stderr, new RegExp(`interrupted by ${signal}: what was in flight was cancelled`));
+    const seen = (await Deno.readTextFile(file)).split("\n");
+    const id = started.find((l) => l.startsWith("slow "))!.split(" ")[1];
+    assert.ok(
+      seen.includes(`cancelled ${id} engram was interrupted (${signal})`),
+      `the upstream saw the cancellation: ${seen.join(" | ")}`,
+    );
+    // engram waited for the server's process group before it exited.
+    assert.deepEqual(processesWith(`wb-${mark}`), []);
+    assert.deepEqual(leftovers([pid]), [], "reaped, not a zombie");
+  });
+}

@@ -1,6 +1,7 @@
 /**
  * @module `engram mcp compile-resource` through the real CLI over real fixture upstreams: the
- * provenance stored with a compiled document, no new version for the same bytes, the trust rule
+ * provenance stored with a compiled document (apart from its metadata, shown by `engram get` as
+ * by memory_get), no new version for the same bytes, the trust rule
  * (and its fix), PDF blobs through the PDF extractor, other binary refused, path conflicts, and
  * `--all` reporting changed, unchanged and failed documents.
  */
@@ -46,13 +47,18 @@ Deno.test("compile-resource stores a resource with its provenance; the same byte
   const doc = await getDoc(s.dir, out.path);
   assert.equal(doc.content, text);
   assert.equal(doc.source, "compile");
-  assert.equal(doc.metadata.mcp_server, "docs");
-  assert.equal(doc.metadata.mcp_uri, "fixture://text/hello");
-  assert.equal(doc.metadata.mcp_mime_type, "text/plain");
-  assert.equal(doc.metadata.sha256, sha256(text));
-  assert.equal(doc.metadata.approval, out.approval);
-  assert.equal(doc.metadata.fetched_at, out.fetched_at);
-  assert.ok(Date.parse(doc.metadata.fetched_at) <= Date.now());
+  assert.deepEqual(doc.provenance, {
+    server: "docs",
+    uri: "fixture://text/hello",
+    mime_type: "text/plain",
+    fetched_at: out.fetched_at,
+    sha256: sha256(text),
+    approval: out.approval,
+    version: 1,
+    edited: false,
+  });
+  assert.ok(Date.parse(doc.provenance.fetched_at) <= Date.now());
+  assert.deepEqual(doc.metadata, {}, "provenance is not kept in metadata, which agents write");
 
   const again = await s.run(["compile-resource", "docs", "fixture://text/hello", "--json"]);
   assert.equal(again.code, 0, again.stderr);
@@ -172,9 +178,9 @@ Deno.test("compile-resource: a PDF blob goes through the PDF extractor; other bi
   assert.match(doc.content, new RegExp(PDF_TEXT));
   assert.equal(doc.content_type, "text/markdown");
   assert.equal(doc.metadata.source_format, "pdf");
-  assert.equal(doc.metadata.mcp_mime_type, "application/pdf");
-  assert.match(doc.metadata.sha256, /^[0-9a-f]{64}$/);
-  assert.notEqual(doc.metadata.sha256, sha256(doc.content), "the digest is of the PDF's bytes");
+  assert.equal(doc.provenance.mime_type, "application/pdf");
+  assert.match(doc.provenance.sha256, /^[0-9a-f]{64}$/);
+  assert.notEqual(doc.provenance.sha256, sha256(doc.content), "the digest is of the PDF's bytes");
 
   const bin = await s.run(["compile-resource", "docs", "fixture://blob/bytes.bin"]);
   assertFails(
@@ -213,7 +219,7 @@ Deno.test("compile-resource --all recompiles a server's documents and reports ch
     const r = await s.run(["compile-resource", "folder", uri]);
     assert.equal(r.code, 0, r.stderr);
   }
-  // Found by metadata wherever it lives: a --path outside /compiled/ too.
+  // Found by its provenance wherever it lives: a --path outside /compiled/ too.
   const moved = await s.run(["compile-resource", "folder", "file:///b.txt", "--path", "/kb/b.md"]);
   assert.equal(moved.code, 0, moved.stderr);
   // Another server's document is not part of folder's refresh.
@@ -250,7 +256,8 @@ Deno.test("compile-resource --all recompiles a server's documents and reports ch
 
   const a = await getDoc(s.dir, "/compiled/folder/file/a.md");
   assert.equal(a.content, "# A\n\nsecond text");
-  assert.equal(a.metadata.sha256, sha256("# A\n\nsecond text"));
+  assert.equal(a.provenance.sha256, sha256("# A\n\nsecond text"));
+  assert.equal(a.provenance.version, 2);
   assert.equal((await getDoc(s.dir, "/compiled/folder/file/c.md")).version, 1, "kept as it was");
 
   const text = await s.run(["compile-resource", "folder", "--all"]);

@@ -50,3 +50,27 @@ Deno.test("exposure: visible at its tier and above, and every reason not to be",
   assert.match(text.stdout, /files\s+tool\s+slow\s+-\s+disabled\s+disabled\s+disabled/);
   assert.match(text.stdout, /files tool slow: server files is disabled/);
 });
+
+Deno.test("exposure: a configured server never listed has its row, saying how to list it; an unknown SERVER is not_found", async () => {
+  await using s = await upstreamSetup([WELL, { name: "quiet", fixture: "well_behaved" }], {
+    env: NO_CHANGES,
+  });
+  await s.approve("files", { echo: "read" });
+  const r = await s.run(["exposure", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const quiet = (JSON.parse(r.stdout) as (Row & { server: string; detail: string })[])
+    .filter((x) => x.server === "quiet");
+  assert.deepEqual(quiet.map((x) => [x.kind, x.name, x.tiers.read.reason, x.detail]), [
+    ["server", "*", "never_listed", "never listed: engram mcp discover quiet"],
+  ]);
+  const text = await s.run(["exposure", "quiet"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /quiet\s+server\s+\*\s+-\s+never listed\s+never listed\s+never listed/);
+  assert.match(text.stdout, /\nquiet: never listed: engram mcp discover quiet\n/);
+  const unknown = await s.run(["exposure", "nope"]);
+  assert.equal(unknown.code, 1);
+  assert.match(
+    unknown.stderr,
+    /not_found: no upstream server named "nope" \(known: files, quiet\)/,
+  );
+});

@@ -3,7 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { type AuditSample, summariseAudit } from "../../../src/core/audit/audit_report.ts";
 import { openDatabase } from "../../../src/storage/sqlite/database.ts";
 import { callErr, callOk, connectStdio, runEngram, tempDir } from "../../helpers.ts";
-import { upstreamSetup } from "../_signed_upstreams.ts";
+import { configSetup, upstreamSetup } from "../_signed_upstreams.ts";
 
 Deno.test("engram mcp report: calls, errors and latency per tool and client from the audit log", async () => {
   await using dir = await tempDir();
@@ -135,4 +135,22 @@ Deno.test("audit summary: nearest-rank percentiles, busiest first", async () => 
   assert.equal(r.lines[0].p95_ms, 19);
   assert.equal(r.lines[0].max_ms, 20);
   assert.equal(r.errors, 1);
+});
+
+Deno.test("engram mcp report: operator actions, with the OS user, the time, the command, server and change", async () => {
+  await using s = await configSetup(
+    "mcp:\n  mcp_servers:\n    - name: docs\n      transport: http\n      url: http://127.0.0.1:9/mcp\n",
+    { env: { USER: "carol" } },
+  );
+  assert.equal((await s.run(["disable", "docs"])).code, 0);
+  assert.equal((await s.run(["enable", "docs"], { USER: "", LOGNAME: "dave" })).code, 0);
+  const text = await s.run(["report"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^0 call\(s\), 0 error\(s\)/, "operator actions are not calls");
+  assert.match(
+    text.stdout,
+    /\noperator actions: 2\n {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ carol: engram mcp disable docs\n {4}enabled: true → false\n {2}\S+ dave: engram mcp enable docs\n {4}enabled: false → true\n/,
+  );
+  const none = await s.run(["report", "--since", "2999-01-01T00:00:00Z", "--json"]);
+  assert.deepEqual(JSON.parse(none.stdout).operator_actions, []);
 });

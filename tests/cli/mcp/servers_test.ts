@@ -251,3 +251,73 @@ Deno.test("signing an imported server stores the digest and signature in its ent
   const signature = checks.find((c: { rule: string }) => c.rule === "manifest_signature");
   assert.equal(signature.result, "FAIL", "the key is not a review key of the config yet");
 });
+
+Deno.test("a config entry named like an imported server overrides it, and servers, doctor, consent and remove say so in plain words", async () => {
+  await using s = await configSetup("mcp:\n  stdio_allowed_commands: [deno]\n", {
+    env: { USER: "bob" },
+  });
+  await Deno.writeTextFile(
+    `${s.dir}/mcp.json`,
+    JSON.stringify({ mcpServers: { tool: { command: "deno", args: ["run", WELL_BEHAVED] } } }),
+  );
+  assert.equal((await s.run(["import", "mcp.json"])).code, 0);
+  assert.equal((await s.run(["consent", "tool", "approved"])).code, 0);
+  await Deno.writeTextFile(
+    `${s.dir}/config/engram.yaml`,
+    `mcp:
+  stdio_allowed_commands: [deno]
+  mcp_servers:
+    - name: tool
+      transport: stdio
+      command: deno
+      args: ["run", "-q", "${WELL_BEHAVED}"]
+`,
+  );
+  const note =
+    `the entry in ${s.dir}/config/engram.yaml:4 overrides the imported one; its signature and state no longer apply`;
+  const text = await s.run(["servers"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^tool: ${RegExp.escape(note)}$`, "m"));
+  const [tool] = JSON.parse((await s.run(["servers", "--json"])).stdout);
+  assert.deepEqual([tool.origin, tool.overrides, tool.client_consent], [
+    "yaml",
+    note,
+    "pending",
+  ], "the consent given to the import does not carry over");
+  const doctor = await s.run(["doctor", "tool", "--static"]);
+  assert.match(doctor.stdout, new RegExp(`^  note: ${RegExp.escape(note)}$`, "m"));
+
+  const consent = await s.run(["consent", "tool", "approved"]);
+  assert.equal(consent.code, 1);
+  assert.equal(
+    consent.stderr.trim(),
+    `engram: conflict: ${note}; set client_consent in that entry, or drop the import first with: engram mcp remove tool`,
+  );
+  const removed = await s.run(["remove", "tool"]);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.equal(
+    removed.stdout.trim(),
+    `removed the imported entry of tool; the entry in ${s.dir}/config/engram.yaml:4 overrode it and stays`,
+  );
+  const after = JSON.parse((await s.run(["servers", "--json"])).stdout);
+  assert.deepEqual(
+    after.map((x: { name: string; overrides: string | null }) => [x.name, x.overrides]),
+    [
+      ["tool", null],
+    ],
+  );
+  assert.equal((await s.run(["consent", "tool", "approved"])).code, 0, "now the state is its own");
+  const actions = JSON.parse((await s.run(["report", "--json"])).stdout).operator_actions;
+  assert.deepEqual(
+    actions.map((a: { user: string; command: string; changes: string[] }) => [
+      a.user,
+      a.command,
+      a.changes,
+    ]),
+    [
+      ["bob", "mcp consent", ["client_consent: pending → approved"]],
+      ["bob", "mcp remove", ["removed the imported entry, which the config file overrode"]],
+      ["bob", "mcp consent", ["client_consent: pending → approved"]],
+    ],
+  );
+});

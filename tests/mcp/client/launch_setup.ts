@@ -2,7 +2,10 @@
 import { envFrom } from "../../../src/config/env.ts";
 import { type StdioServerConfig, StdioServerSchema } from "../../../src/config/mcp_servers.ts";
 import { gatherLaunchFacts } from "../../../src/mcp/client/launch/launch_facts.ts";
-import { manifestDigest } from "../../../src/mcp/client/launch/launch_manifest.ts";
+import {
+  manifestDigest,
+  manifestDigestV1,
+} from "../../../src/mcp/client/launch/launch_manifest.ts";
 import type { LaunchFacts } from "../../../src/mcp/client/launch/launch_rules.ts";
 import {
   base64,
@@ -44,6 +47,22 @@ export async function signed(
   signer: ReviewSigner,
 ): Promise<StdioServerConfig> {
   const digest = await manifestDigest(server);
+  return {
+    ...server,
+    manifest_digest: digest,
+    manifest_signature: await signDigest(digest, signer),
+  };
+}
+
+/**
+ * The same server signed as engram signed launches before manifest v2: the v1 digest (env names
+ * only) and a signature of it, as a config or database written by an older engram holds them.
+ */
+export async function signedV1(
+  server: StdioServerConfig,
+  signer: ReviewSigner,
+): Promise<StdioServerConfig> {
+  const digest = await manifestDigestV1(server);
   return {
     ...server,
     manifest_digest: digest,

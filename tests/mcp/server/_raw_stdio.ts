@@ -22,10 +22,17 @@ export function spawnRaw(
   return {
     child,
     send: (text: string) => writer.write(new TextEncoder().encode(text + "\n")),
+    /**
+     * The next message, past the session-ready log notice that follows notifications/initialized
+     * (stdio_logging_completion_test.ts checks it): protocol tests read only their own replies.
+     */
     next: async () => {
-      const { value, done } = await lines.read();
-      if (done) throw new Error("stdout closed");
-      return JSON.parse(value) as Record<string, unknown>;
+      for (;;) {
+        const { value, done } = await lines.read();
+        if (done) throw new Error("stdout closed");
+        const message = JSON.parse(value) as Record<string, unknown>;
+        if (!isReadyNotice(message)) return message;
+      }
     },
     end: async () => {
       await writer.close();
@@ -36,6 +43,11 @@ export function spawnRaw(
       return { code: status.code, rest, stderr };
     },
   };
+}
+
+function isReadyNotice(m: Record<string, unknown>): boolean {
+  const data = (m.params as { data?: { message?: unknown } } | undefined)?.data;
+  return m.method === "notifications/message" && data?.message === "session ready";
 }
 
 function splitLines(): TransformStream<string, string> {

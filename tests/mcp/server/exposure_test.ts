@@ -1,7 +1,7 @@
 /**
  * @module Approved upstream tools through engram's own server, with the real SDK client listing
  * tools first as real clients do: over stdio and Streamable HTTP; tiers; progress pass-through;
- * results shaped so SDK clients accept them; and an upstream that changes a tool mid-session,
+ * results shaped so SDK clients accept them and saying whose they are (`_meta["engram/upstream"]`); and an upstream that changes a tool mid-session,
  * which withdraws it from every agent's list (with notifications/tools/list_changed) and makes a
  * call by its name `forbidden` with the way to review it; and the checks of a call itself: an
  * upstream that cannot start, or that lists an approved tool no longer or changed.
@@ -30,10 +30,17 @@ Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at the
     }
     assert.ok(!names.includes("mcp_files_slow"), "a write-tier tool is not listed at read");
     assert.ok(!names.includes("mcp_files_stats"), "an unapproved tool is not listed");
-    assert.equal(
-      resultText(await read.client.callTool({ name: "mcp_files_echo", arguments: { text: "hi" } })),
-      "echo: hi",
-    );
+    const echoed = await read.client.callTool({
+      name: "mcp_files_echo",
+      arguments: { text: "hi" },
+    });
+    assert.equal(resultText(echoed), "echo: hi");
+    // Whose the text is travels with it: an agent can tell it from the user's own notes.
+    assert.deepEqual(echoed._meta?.["engram/upstream"], {
+      server: "files",
+      tool: "echo",
+      trust: "user_added",
+    });
     const sum = await read.client.callTool({ name: "mcp_files_add", arguments: { a: 2, b: 3 } });
     assert.deepEqual(sum.structuredContent, { sum: 5 });
     const steps: number[] = [];
@@ -57,6 +64,7 @@ Deno.test("exposure over stdio: approved tools appear as mcp_files_<tool> at the
     });
     assert.equal(failed.isError, true);
     assert.equal(failed.structuredContent, undefined);
+    assert.equal((failed._meta?.["engram/upstream"] as { tool: string }).tool, "fail");
     // A success that breaks its own outputSchema becomes an error result saying so.
     const bad = await read.client.callTool({ name: "mcp_files_bad_output", arguments: {} });
     assert.equal(bad.isError, true);

@@ -20,6 +20,8 @@ Deno.test("stdio: a tool call failing inside SQLite returns a reference; stderr 
     method: "logging/setLevel",
     params: { level: "debug" },
   }));
+  const notice = (await p.next()).params as { data: { message: string } };
+  assert.equal(notice.data.message, "log level set to debug", "the level change is told first");
   assert.equal((await p.next()).id, 3);
   // Raw lines so every log notification can be inspected, but in a real client's order: list first.
   await p.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { EmptyResultSchema, LoggingMessageNotificationSchema } from "../../../src/mcp/sdk.ts";
 import { type Client } from "../../../src/mcp/sdk_client.ts";
+import { VERSION } from "../../../src/version.ts";
 import { callOk, collectNotifications, connectStdio, tempDir } from "../../helpers.ts";
 
 /** The values of a completion, checking the result's shape. */
@@ -21,29 +22,51 @@ async function complete(
   return completion.values;
 }
 
-Deno.test("stdio logging: nothing before setLevel; afterwards records at or above the level", async () => {
+Deno.test("stdio logging: a ready notice, then records only at or above the level set, and a notice when it changes", async () => {
   await using dir = await tempDir();
-  await using s = await connectStdio(dir.path);
+  let messages: ReturnType<typeof collectLogs> | undefined;
+  const collectLogs = (c: Client) => collectNotifications(c, LoggingMessageNotificationSchema);
+  // Collecting from before initialize: the ready notice follows notifications/initialized at once.
+  await using s = await connectStdio(dir.path, { setup: (c) => void (messages = collectLogs(c)) });
   const c = s.client;
   assert.deepEqual(c.getServerCapabilities()?.logging, {});
-  const messages = collectNotifications(c, LoggingMessageNotificationSchema);
+  const ready = (await messages!.next()).params;
+  assert.equal(ready.level, "notice");
+  assert.equal(ready.logger, "engram");
+  assert.deepEqual(
+    ready.data,
+    {
+      message: "session ready",
+      server: "engram",
+      version: VERSION,
+      transport: "stdio",
+      tier: "read",
+    },
+  );
 
   await callOk(c, "memory_list_brains");
   await c.ping();
-  assert.equal(messages.received.length, 0, "no level set, no log notifications");
+  assert.equal(messages!.received.length, 1, "no level set: the ready notice only, no records");
 
   await c.setLoggingLevel("debug");
+  const set = (await messages!.next()).params;
+  assert.equal(set.level, "notice");
+  assert.deepEqual(set.data, { message: "log level set to debug", level: "debug" });
   await callOk(c, "memory_list_brains");
-  const first = (await messages.next()).params;
+  const first = (await messages!.next()).params;
   assert.equal(first.level, "debug");
   assert.equal(first.logger, "engram");
   assert.match((first.data as { message: string }).message, /tool memory_list_brains: ok in/);
 
   await c.setLoggingLevel("error");
-  const before = messages.received.length;
+  const before = messages!.received.length;
   await callOk(c, "memory_list_brains");
   await c.ping();
-  assert.equal(messages.received.length, before, "debug records stay below the error level");
+  assert.equal(
+    messages!.received.length,
+    before,
+    "at error, neither the notice of the change nor debug records go",
+  );
 });
 
 Deno.test("stdio logging: an unknown level is -32602", async () => {

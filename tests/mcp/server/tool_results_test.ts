@@ -14,7 +14,7 @@ import { envFrom } from "../../../src/config/env.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import type { Tier } from "../../../src/core/types.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
-import { createJobRunner, openRuntime, sessionDeps } from "../../../src/cli/runtime.ts";
+import { CLI_CALLER, createJobRunner, openRuntime, sessionDeps } from "../../../src/cli/runtime.ts";
 import { createMcpServer } from "../../../src/mcp/server/factory.ts";
 import { TOOL_ERROR_META } from "../../../src/mcp/server/tool_error.ts";
 import { MEMORY_TOOLS } from "../../../src/mcp/server/tools/index.ts";
@@ -44,6 +44,9 @@ interface Case {
 }
 
 const NOPE = { brain: "nope" };
+
+/** A document compiled from an upstream resource before the cases run (as compile-resource would). */
+const COMPILED_PATH = "/compiled/docs/handbook.md";
 
 /** In order: later cases use what earlier ones stored. */
 const CASES: Case[] = [
@@ -108,6 +111,18 @@ const CASES: Case[] = [
     error: "not_found",
   },
   { tool: "memory_search", what: "hits", args: () => ({ query: "alpha plan" }) },
+  {
+    tool: "memory_search",
+    what: "a compiled document's hit, with its provenance",
+    args: () => ({ query: "zeppelin" }),
+    expect: { hits: [{ source: "compile", provenance: { server: "docs", edited: false } }] },
+  },
+  {
+    tool: "memory_get",
+    what: "a compiled document, with its provenance",
+    args: () => ({ path: COMPILED_PATH }),
+    expect: { source: "compile", provenance: { uri: "fixture://handbook", version: 1 } },
+  },
   { tool: "memory_search", what: "no hits", args: () => ({ query: "zebra" }) },
   {
     tool: "memory_search",
@@ -378,6 +393,7 @@ async function session(dir: string, tier: Tier) {
   return {
     client,
     dbFile: config.dbFile,
+    service: runtime.service,
     [Symbol.asyncDispose]: async () => {
       await client.close();
       await server.close();
@@ -417,6 +433,19 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
   {
     await using s = await session(dir.path, "admin");
     dbFile = s.dbFile;
+    await s.service.rememberCompiled(CLI_CALLER, {
+      content: "# Handbook\nThe zeppelin rules, as the upstream server wrote them.",
+      path: COMPILED_PATH,
+    }, {
+      provenance: {
+        server: "docs",
+        uri: "fixture://handbook",
+        mime_type: "text/markdown",
+        fetched_at: "2030-01-01T00:00:00.000Z",
+        sha256: "a".repeat(64),
+        approval: null,
+      },
+    });
     const { tools } = await s.client.listTools();
     const ajv = new AjvJsonSchemaValidator();
     // Held to the exact schema (bounds and patterns included), not only the lighter listed one

@@ -63,6 +63,17 @@ export function approvalStoreContract(backend: ContractBackend): void {
     ]);
   });
 
+  test("an operator's exposed name (--as) is kept, replaced, and absent when unset", async () => {
+    await using f = await withBrain(backend);
+    const store = f.storage.approvals;
+    const named = approval("echo", { expose_as: "mcp_my_echo" });
+    assert.deepEqual(await store.putApproval(named), named);
+    assert.deepEqual(await store.listApprovals("files"), [named]);
+    await store.putApproval(approval("echo"));
+    const [plain] = await store.listApprovals("files");
+    assert.equal("expose_as" in plain, false, "unset reads back as absent, as from a lockfile");
+  });
+
   test("sightings follow the listing: kept first_seen_at, updated definitions, dropped vanished ones", async () => {
     await using f = await withBrain(backend);
     const store = f.storage.approvals;

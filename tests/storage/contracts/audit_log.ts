@@ -97,6 +97,40 @@ export function auditLogContract(backend: ContractBackend): void {
     assert.deepEqual(await collect(again.audit.auditSamples(EPOCH)), [sample(row)]);
   });
 
+  test("operator actions are written at once, read back with their time, and are not calls", async () => {
+    await using f = await withBrain(backend);
+    const first = {
+      user: "alice",
+      command: "mcp set",
+      server: "files",
+      changes: ["network: false → true"],
+    };
+    await f.storage.audit.operatorAction(first);
+    f.clock.advance(60_000);
+    await f.storage.audit.audit(auditEntry("memory_search"));
+    await f.storage.audit.operatorAction({
+      user: "bob",
+      command: "mcp keys remove",
+      server: null,
+      changes: [],
+    });
+    // Readable before close: the command that made the change waited for its row.
+    assert.deepEqual(await collect(f.storage.audit.operatorActions(EPOCH)), [
+      { ...first, at: EPOCH },
+      { user: "bob", command: "mcp keys remove", server: null, changes: [], at: f.clock.iso() },
+    ]);
+    f.storage.close();
+    await using again = await backend.open({ reuse: f.storage.location });
+    assert.deepEqual(
+      (await collect(again.audit.auditSamples(EPOCH))).map((s) => s.name),
+      ["memory_search"],
+    );
+    assert.deepEqual(
+      (await collect(again.audit.operatorActions(f.clock.iso()))).map((a) => a.user),
+      ["bob"],
+    );
+  });
+
   test("a long log is read completely, in order", async () => {
     await using f = await withBrain(backend);
     const n = 2_500;

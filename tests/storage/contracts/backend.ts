@@ -23,7 +23,9 @@ import type { StoredToken } from "../../../src/core/ports/token_store.ts";
 import type {
   AuditEntry,
   Brain,
+  CompiledFrom,
   DocumentRecord,
+  DocumentSource,
   LinkInput,
   Metadata,
   SearchQuery,
@@ -122,6 +124,12 @@ export interface DocOptions {
   links?: LinkInput[];
   /** The document id of a new document (default: a fresh one). */
   id?: string;
+  /** Default `ingest`. */
+  source?: DocumentSource;
+  /** What a compile records with this version. */
+  provenance?: CompiledFrom;
+  /** The content's checksum (default: zeros). */
+  checksum?: string;
 }
 
 /**
@@ -145,10 +153,10 @@ export async function writeDoc(
       brain_id: brainId,
       title: options.title ?? path.split("/").pop()!,
       path,
-      source: "ingest",
+      source: options.source ?? "ingest",
       content_type: "text/markdown",
       byte_size: new TextEncoder().encode(content).length,
-      checksum_sha256: "0".repeat(64),
+      checksum_sha256: options.checksum ?? "0".repeat(64),
       metadata: options.metadata ?? {},
       commit_sha: "0".repeat(40),
       created_at: existing?.created_at ?? at,
@@ -169,6 +177,7 @@ export async function writeDoc(
     }),
     links: options.links ?? [],
     expectedVersion: existing?.version,
+    ...(options.provenance ? { provenance: options.provenance } : {}),
   });
 }
 

@@ -1,10 +1,11 @@
 /**
  * @module The DocumentStore contract: versions with optimistic checks, soft deletion, listings by
- * prefix, path and time, and brain statistics.
+ * prefix, path and time, brain statistics, and provenance (document_provenance.ts).
  */
 import assert from "node:assert/strict";
 import type { DocumentRecord } from "../../../src/core/types.ts";
 import { documentListingCases } from "./document_listings.ts";
+import { documentProvenanceCases } from "./document_provenance.ts";
 import {
   collect,
   type ContractBackend,
@@ -366,4 +367,5 @@ export function documentStoreContract(backend: ContractBackend): void {
   });
 
   documentListingCases(backend);
+  documentProvenanceCases(backend);
 }

@@ -128,6 +128,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE capability_pins; DROP TABLE capability_sightings;
       DROP TABLE upstream_traces;
       DROP TABLE document_deletions;
+      DROP TABLE document_provenance;
       PRAGMA user_version = 1;
     `);
   }

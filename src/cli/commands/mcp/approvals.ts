@@ -6,7 +6,6 @@
  */
 import { EngramError } from "../../../core/errors.ts";
 import type { ApprovedKind } from "../../../core/ports/approval_store.ts";
-import type { Tier } from "../../../core/types.ts";
 import {
   approvable,
   capabilityIn,
@@ -14,7 +13,7 @@ import {
 } from "../../../mcp/client/approvals/approval_actions.ts";
 import { approvalOf } from "../../../mcp/client/approvals/capability_review.ts";
 import type { CapabilityStatus } from "../../../mcp/client/approvals/capability_states.ts";
-import { type CatalogEntry, findEntry } from "../../../mcp/client/upstream_catalog.ts";
+import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { configFlags, type Parsed, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
@@ -22,6 +21,14 @@ import { table } from "../../output.ts";
 import { reviewServers, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
 import { confirmOnTerminal } from "../../confirm.ts";
+import {
+  asOf,
+  checkNameFree,
+  collisionNotes,
+  effectiveTier,
+  exposeOf,
+  notExposedHint,
+} from "./approvals_expose.ts";
 import { approvalsLockCommand } from "./approvals_lock.ts";
 import { MCP_APPROVALS_SPEC } from "./approvals_spec.ts";
 
@@ -73,6 +80,7 @@ async function list(
       pin: s.live?.pin ?? null,
       approved_pin: s.approval?.pin ?? null,
       expose: s.approval?.expose_tier ?? null,
+      ...(s.approval?.expose_as ? { expose_as: s.approval.expose_as } : {}),
       ...(s.renamed_from ? { renamed_from: s.renamed_from } : {}),
     })));
     return 0;
@@ -112,11 +120,13 @@ async function approve(
   }
   const entry = findEntry(u.catalog, server);
   const expose = exposeOf(o.args, entry, name);
+  const as = asOf(o.args, all);
   const [review] = await reviewServers(u, ctx, [entry], { interactive: true });
   if (!review.reachable) throw review.error!;
   const targets = all
     ? review.states.filter((s) => s.state === "pending" && (!o.kind || s.kind === o.kind))
     : [capabilityIn(review, name, o.kind)];
+  if (as !== undefined) await checkNameFree(u, { entry, status: targets[0], as });
   if (all && targets.length === 0) {
     ctx.out.line(`${entry.config.name} has nothing pending`);
     return 0;
@@ -134,33 +144,41 @@ async function approve(
       return EXIT.error;
     }
   }
-  if (!all && expose !== undefined && targets[0].kind !== "tool") {
-    // Only tools are offered to agents (as mcp_<server>_<tool>); a tier means nothing to a prompt.
-    ctx.out.warn(
-      `--expose applies to tools only; ${targets[0].kind} ${entry.config.name} ${
-        targets[0].name
-      } is approved without it`,
-    );
-  }
   const book = approvalBook(u);
   const at = new Date().toISOString();
   for (const status of targets) {
     const live = approvable(status);
-    await book.put(approvalOf(entry.config.name, live, {
-      identity: review.identity,
-      expose: status.kind === "tool" ? expose ?? status.approval?.expose_tier ?? null : null,
-      by: ctx.env.get("USER") ?? "operator",
-      at,
-    }));
+    // A name chosen earlier with --as holds until another is given.
+    const named = status.kind === "tool" ? as ?? status.approval?.expose_as : undefined;
+    await book.put({
+      ...approvalOf(entry.config.name, live, {
+        identity: review.identity,
+        // Prompts and templates are offered like tools (docs/upstream.md#exposure).
+        expose: expose ?? status.approval?.expose_tier ?? null,
+        by: ctx.env.get("USER") ?? "operator",
+        at,
+      }),
+      ...(named ? { expose_as: named } : {}),
+    });
   }
+  const unexposed: string[] = [];
   for (const status of targets) {
+    const approvedTier = expose === undefined ? status.approval?.expose_tier : expose;
+    const tier = status.kind === "tool"
+      ? effectiveTier(entry, status.name, approvedTier)
+      : entry.config.expose?.tier ?? approvedTier ?? null;
+    const named = as ?? status.approval?.expose_as;
+    if (status.kind === "tool" && tier === null) unexposed.push(status.name);
     ctx.out.line(
       `approved ${status.kind} ${entry.config.name} ${status.name}${
-        status.kind === "tool" && (expose ?? status.approval?.expose_tier)
-          ? ` (exposed to agents at tier ${expose ?? status.approval?.expose_tier})`
-          : ""
+        tier ? ` (exposed to agents at tier ${tier}${named ? ` as ${named}` : ""})` : ""
       }${book.source === "database" ? "" : ` in ${book.source}`}`,
     );
+  }
+  if (unexposed.length) ctx.out.line(notExposedHint(entry, unexposed));
+  const tools = targets.filter((t) => t.kind === "tool").map((t) => t.name);
+  if (tools.length > unexposed.length) {
+    for (const note of await collisionNotes(u, { entry, tools })) ctx.out.warn(note);
   }
   return 0;
 }
@@ -228,29 +246,6 @@ function kindOf(args: Parsed): ApprovedKind | undefined {
   if (kind === undefined) return undefined;
   if (kind === "tool" || kind === "prompt" || kind === "template") return kind;
   throw usageError(MCP_APPROVALS_SPEC, `--kind must be tool, prompt or template, not "${kind}"`);
-}
-
-/** The --expose tier; refused when the server's YAML sets the exposure of this tool. */
-function exposeOf(args: Parsed, entry: CatalogEntry, name?: string): Tier | null | undefined {
-  const raw = args.values.expose as string | undefined;
-  if (raw === undefined) return undefined;
-  if (raw !== "read" && raw !== "write" && raw !== "admin" && raw !== "none") {
-    throw usageError(
-      MCP_APPROVALS_SPEC,
-      `--expose must be read, write, admin or none, not "${raw}"`,
-    );
-  }
-  const yaml = entry.config.expose;
-  const at = entry.yaml.expose;
-  if (at && (yaml?.tier !== undefined || (name !== undefined && yaml?.tools[name] !== undefined))) {
-    throw new EngramError(
-      "conflict",
-      `the exposure of ${entry.config.name}${
-        name ? ` ${name}` : ""
-      } is set in ${at.file}:${at.line}, and the config file wins; change it there`,
-    );
-  }
-  return raw === "none" ? null : raw;
 }
 
 /** The SERVER and NAME operands of a verb that takes both. */

@@ -4,10 +4,12 @@
  * pin no longer holds.
  */
 import { resolve } from "node:path";
+import { configFileHint } from "../../../config/config_file.ts";
 import { EngramError } from "../../../core/errors.ts";
 import { driftOf } from "../../../mcp/client/approvals/approval_actions.ts";
 import { readLockfile, writeLockfile } from "../../../mcp/client/approvals/approvals_lockfile.ts";
 import { lockfileBook } from "../../../mcp/client/approvals/approval_book.ts";
+import { withCarriedPins } from "../../../mcp/client/approvals/pin_carry.ts";
 import { configFlags, type Parsed, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
@@ -29,10 +31,21 @@ export async function approvalsLockCommand(
   const mode = verb === "verify" ? "mcp-live" : "cli";
   return await withUpstreams(ctx, configFlags(args.values), { mode }, async (u) => {
     if (verb === "export") {
-      const approvals = await approvalBook(u).list();
+      // Pins made under launch manifest v1 move to v2 here (docs/upstream.md#upgrading-from-manifest-v1).
+      const book = approvalBook(u);
+      const servers = u.catalog.filter((e) => !e.problem).map((e) => e.config);
+      const { approvals, carried } = await withCarriedPins(await book.list(), servers);
+      for (const a of carried) await book.put(a);
       await writeLockfile(file!, approvals);
-      if (json) ctx.out.json({ file, approvals: approvals.length });
-      else ctx.out.line(`wrote ${approvals.length} approval(s) to ${file}`);
+      if (json) ctx.out.json({ file, approvals: approvals.length, carried: carried.length });
+      else {
+        ctx.out.line(`wrote ${approvals.length} approval(s) to ${file}`);
+        if (carried.length) {
+          ctx.out.line(
+            `${carried.length} pin(s) made under launch manifest v1 carried over to v2 (definitions unchanged)`,
+          );
+        }
+      }
       return EXIT.ok;
     }
     if (verb === "import") {
@@ -49,7 +62,9 @@ export async function approvalsLockCommand(
     if (book.source === "database") {
       throw new EngramError(
         "invalid_argument",
-        "verify compares a lockfile with the servers: pass --lock FILE, or set mcp.approvals_lock in the config",
+        `verify compares a lockfile with the servers: pass --lock FILE, or set mcp.approvals_lock in ${
+          configFileHint(u.config.configLocation)
+        }`,
       );
     }
     const approvals = await readLockfile(book.source);

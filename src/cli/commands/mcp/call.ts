@@ -15,6 +15,7 @@ import type { CallToolResult, ReadResourceResult } from "../../../mcp/sdk.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
+import { unlessAborted, untilInterrupted } from "../../interrupt.ts";
 import { terminalProgress } from "../../progress.ts";
 import { connectUpstreams, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
@@ -54,32 +55,42 @@ export async function mcpCall(argv: string[], ctx: CommandContext): Promise<numb
   const [name, tool] = args.positionals;
   const toolArgs = await readArguments(args.values, ctx);
   const json = args.values.json === true;
-  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
-    const entry = findEntry(u.catalog, name);
-    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-    try {
-      const session = await connections.session(entry.config.name);
-      await checkApproved(u, session, { tool, unapproved: args.values.unapproved === true });
-      const progress = terminalProgress(ctx, `${entry.config.name} ${tool}`, json);
-      let result: CallToolResult;
-      try {
-        result = await session.callTool(tool, toolArgs, {
-          onprogress: (p) => progress.update(p.progress, p.total ?? p.progress + 1),
-        });
-      } finally {
-        progress.done();
-      }
-      if (json) ctx.out.json(result);
-      else printContent(ctx, result.content ?? [], result.structuredContent);
-      if (result.isError) {
-        ctx.out.warn(`upstream ${entry.config.name} tool ${tool} returned an error result`);
-        return EXIT.error;
-      }
-      return EXIT.ok;
-    } finally {
-      await connections.closeAll();
-    }
-  });
+  const flags = configFlags(args.values);
+  return await untilInterrupted(
+    ctx,
+    (signal) =>
+      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
+        const entry = findEntry(u.catalog, name);
+        const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
+        try {
+          const session = await unlessAborted(connections.session(entry.config.name), signal);
+          await checkApproved(u, session, {
+            tool,
+            unapproved: args.values.unapproved === true,
+            signal,
+          });
+          const progress = terminalProgress(ctx, `${entry.config.name} ${tool}`, json);
+          let result: CallToolResult;
+          try {
+            result = await session.callTool(tool, toolArgs, {
+              signal,
+              onprogress: (p) => progress.update(p.progress, p.total ?? p.progress + 1),
+            });
+          } finally {
+            progress.done();
+          }
+          if (json) ctx.out.json(result);
+          else printContent(ctx, result.content ?? [], result.structuredContent);
+          if (result.isError) {
+            ctx.out.warn(`upstream ${entry.config.name} tool ${tool} returned an error result`);
+            return EXIT.error;
+          }
+          return EXIT.ok;
+        } finally {
+          await connections.closeAll();
+        }
+      }),
+  );
 }
 
 /** Runs `engram mcp read-resource`. */
@@ -87,32 +98,37 @@ export async function mcpReadResource(argv: string[], ctx: CommandContext): Prom
   const args = parseOrHelp(argv, MCP_READ_RESOURCE_SPEC, ctx.out);
   if (!args) return 0;
   const [name, uri] = args.positionals;
-  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
-    const entry = findEntry(u.catalog, name);
-    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-    try {
-      const session = await connections.session(entry.config.name);
-      const result: ReadResourceResult = await session.readResource(uri);
-      if (args.values.json) ctx.out.json(result);
-      else {
-        for (const c of result.contents) {
-          if ("text" in c && typeof c.text === "string") {
-            ctx.out.write(c.text.endsWith("\n") ? c.text : `${c.text}\n`);
-          } else {
-            const blob = (c as { blob?: string }).blob ?? "";
-            ctx.out.line(
-              `[${c.mimeType ?? "binary"} content of ${c.uri}, ${
-                base64Bytes(blob)
-              } bytes; use --json for its base64]`,
-            );
+  const flags = configFlags(args.values);
+  return await untilInterrupted(
+    ctx,
+    (signal) =>
+      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
+        const entry = findEntry(u.catalog, name);
+        const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
+        try {
+          const session = await unlessAborted(connections.session(entry.config.name), signal);
+          const result: ReadResourceResult = await session.readResource(uri, { signal });
+          if (args.values.json) ctx.out.json(result);
+          else {
+            for (const c of result.contents) {
+              if ("text" in c && typeof c.text === "string") {
+                ctx.out.write(c.text.endsWith("\n") ? c.text : `${c.text}\n`);
+              } else {
+                const blob = (c as { blob?: string }).blob ?? "";
+                ctx.out.line(
+                  `[${c.mimeType ?? "binary"} content of ${c.uri}, ${
+                    base64Bytes(blob)
+                  } bytes; use --json for its base64]`,
+                );
+              }
+            }
           }
+          return EXIT.ok;
+        } finally {
+          await connections.closeAll();
         }
-      }
-      return EXIT.ok;
-    } finally {
-      await connections.closeAll();
-    }
-  });
+      }),
+  );
 }
 
 /** The tool's arguments from --args or --args-file: a JSON object, or a usage error saying where. */
@@ -160,9 +176,9 @@ async function readArguments(
 async function checkApproved(
   u: UpstreamSetup,
   session: UpstreamSession,
-  o: { tool: string; unapproved: boolean },
+  o: { tool: string; unapproved: boolean; signal: AbortSignal },
 ): Promise<void> {
-  const tools = await session.listTools();
+  const tools = await session.listTools({ signal: o.signal });
   const listed = tools.find((t) => t.name === o.tool);
   const server = session.name;
   if (!listed) {

@@ -29,7 +29,7 @@ export const MCP_COMPILE_SPEC: CommandSpec = {
   usage:
     "engram mcp compile-resource NAME URI [--brain B] [--path P] [--json] | NAME --all [--brain B] [--json]",
   summary:
-    "Read resource URI of upstream server NAME and store it as a document (source compile) with its provenance in metadata: mcp_server, mcp_uri, fetched_at, sha256 of the bytes fetched, and approval (the server's identity pin at the time). Text is stored as sent, a PDF through the PDF extractor; other binary is refused. The same bytes again make no new version. Only servers with trust verified or builtin, or compile: true, may be compiled from. --all recompiles every document compiled from NAME in the brain and reports changed, unchanged and failed (exit 1 if any failed).",
+    "Read resource URI of upstream server NAME and store it as a document (source compile) with its provenance (shown by memory_get and memory_search, never writable by a tool call): server, uri, fetched_at, sha256 of the bytes fetched, and approval (the server's identity pin at the time). Text is stored as sent, a PDF through the PDF extractor; other binary is refused. The same bytes again make no new version. Only servers with trust verified or builtin, or compile: true, may be compiled from. --all recompiles every document compiled from NAME in the brain and reports changed, unchanged and failed (exit 1 if any failed).",
   options: {
     brain: { type: "string", help: "B  brain slug or id (default: the default brain)" },
     path: {
@@ -120,8 +120,8 @@ function outcomeJson(o: CompileOutcome) {
     document_id: d.id,
     version: d.version,
     sha256: o.sha256,
-    fetched_at: d.metadata.fetched_at ?? null,
-    approval: d.metadata.approval ?? null,
+    fetched_at: o.provenance.fetched_at,
+    approval: o.provenance.approval,
   };
 }
 
@@ -131,7 +131,7 @@ function printOutcome(ctx: CommandContext, o: CompileOutcome): void {
   if (o.status === "unchanged") {
     ctx.out.line(
       `unchanged: ${o.uri} from ${o.server} has the same bytes as ${where} (version ${d.version}, fetched ${
-        String(d.metadata.fetched_at ?? "").slice(0, 19)
+        o.provenance.fetched_at.slice(0, 19)
       }Z); no new version`,
     );
     return;

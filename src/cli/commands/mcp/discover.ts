@@ -6,9 +6,10 @@
 import { EngramError } from "../../../core/errors.ts";
 import type { CapabilityStatus } from "../../../mcp/client/approvals/capability_states.ts";
 import type { ServerReview } from "../../../mcp/client/approvals/capability_review.ts";
-import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
+import { type CatalogEntry, findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
+import { untilInterrupted } from "../../interrupt.ts";
 import { table } from "../../output.ts";
 import { reviewServers, withUpstreams } from "../../upstreams.ts";
 
@@ -28,17 +29,25 @@ export const MCP_DISCOVER_SPEC: CommandSpec = {
 export async function mcpDiscover(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, MCP_DISCOVER_SPEC, ctx.out);
   if (!args) return 0;
-  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
-    const entry = findEntry(u.catalog, args.positionals[0]);
-    if (entry.problem) {
-      throw new EngramError("invalid_argument", `server "${entry.config.name}" ${entry.problem}`);
-    }
-    const [review] = await reviewServers(u, ctx, [entry], { interactive: true });
-    if (!review.reachable) throw review.error!;
-    if (args.values.json) ctx.out.json(discoverJson(review));
-    else printDiscovery(ctx, review);
-    return 0;
-  });
+  const flags = configFlags(args.values);
+  return await untilInterrupted(
+    ctx,
+    (signal) =>
+      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
+        const entry = findEntry(u.catalog, args.positionals[0]);
+        if (entry.problem) {
+          throw new EngramError(
+            "invalid_argument",
+            `server "${entry.config.name}" ${entry.problem}`,
+          );
+        }
+        const [review] = await reviewServers(u, ctx, [entry], { interactive: true, signal });
+        if (!review.reachable) throw review.error!;
+        if (args.values.json) ctx.out.json(discoverJson(review));
+        else printDiscovery(ctx, review, entry);
+        return 0;
+      }),
+  );
 }
 
 function discoverJson(review: ServerReview) {
@@ -66,7 +75,7 @@ function discoverJson(review: ServerReview) {
   };
 }
 
-function printDiscovery(ctx: CommandContext, review: ServerReview): void {
+function printDiscovery(ctx: CommandContext, review: ServerReview, entry: CatalogEntry): void {
   const d = review.discovery;
   const info = d.identity?.serverInfo;
   ctx.out.line(
@@ -104,8 +113,12 @@ function printDiscovery(ctx: CommandContext, review: ServerReview): void {
   const pending = review.states.filter((s) => s.state === "pending" || s.state === "changed");
   if (pending.length) {
     ctx.out.line("");
+    // Approving alone offers nothing to agents: the hint says so, and both ways to expose.
+    const where = entry.origin === "yaml" && entry.yaml.name
+      ? `, or expose: { tier: read } in its entry at ${entry.yaml.name.file}:${entry.yaml.name.line}`
+      : "";
     ctx.out.line(
-      `${pending.length} to review: engram mcp approvals diff ${review.server} NAME, then engram mcp approvals approve ${review.server} NAME`,
+      `${pending.length} to review: engram mcp approvals diff ${review.server} NAME, then engram mcp approvals approve ${review.server} NAME --expose read|write|admin (an approved tool is not offered to agents until exposed: --expose${where})`,
     );
   }
 }

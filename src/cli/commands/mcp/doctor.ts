@@ -6,12 +6,14 @@
  * timeout — and check launch, initialize, protocol version, capabilities and latency, so one sick
  * server is named while the healthy ones still pass.
  */
+import { EngramError } from "../../../core/errors.ts";
 import { liveDoctor, type LiveReport } from "../../../mcp/client/doctor/doctor_live.ts";
 import { judgeServers, type ServerView } from "../../../mcp/client/launch/server_status.ts";
 import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
+import { untilInterrupted } from "../../interrupt.ts";
 import { withUpstreams } from "../../upstreams.ts";
 
 /** Usage of `engram mcp doctor`. */
@@ -32,37 +34,45 @@ export async function mcpDoctor(argv: string[], ctx: CommandContext): Promise<nu
   const args = parseOrHelp(argv, MCP_DOCTOR_SPEC, ctx.out);
   if (!args) return 0;
   const name = args.positionals[0];
-  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
-    const entries = name === undefined ? u.catalog : [findEntry(u.catalog, name)];
-    const views = await judgeServers(entries, u.facts!);
-    const ready = views.filter((v) => v.readiness === "ready").map((v) => v.entry.config);
-    const live = args.values.static ? [] : await liveDoctor(ready, {
-      facts: u.facts!,
-      timeoutMs: u.config.mcp.request_timeout_ms,
-      maxResultBytes: u.config.mcp.max_result_bytes,
-    });
-    const reports = views.map((v) =>
-      serverReport(v, live.find((l) => l.server === v.entry.config.name))
-    );
-    const failed = reports.some((r) => r.checks.some((c) => c.result === "FAIL"));
-    if (args.values.json) ctx.out.json({ ok: !failed, servers: reports });
-    else if (reports.length === 0) {
-      ctx.out.line(
-        "no upstream servers to check; add them under mcp.mcp_servers in the config file or with: engram mcp import FILE",
-      );
-    } else {
-      for (const r of reports) printReport(ctx, r);
-      const bad = reports.filter((r) => r.checks.some((c) => c.result === "FAIL"));
-      ctx.out.line(
-        bad.length
-          ? `${bad.length} of ${reports.length} server(s) have failing checks: ${
-            bad.map((r) => r.name).join(", ")
-          }`
-          : `all ${reports.length} server(s) pass`,
-      );
-    }
-    return failed ? EXIT.error : EXIT.ok;
-  });
+  const flags = configFlags(args.values);
+  return await untilInterrupted(
+    ctx,
+    (signal) =>
+      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
+        const entries = name === undefined ? u.catalog : [findEntry(u.catalog, name)];
+        const views = await judgeServers(entries, u.facts!);
+        const ready = views.filter((v) => v.readiness === "ready").map((v) => v.entry.config);
+        const live = args.values.static ? [] : await liveDoctor(ready, {
+          facts: u.facts!,
+          timeoutMs: u.config.mcp.request_timeout_ms,
+          maxResultBytes: u.config.mcp.max_result_bytes,
+          signal,
+        });
+        // Every server was stopped before liveDoctor returned; the report would be of the stop.
+        if (signal.aborted) throw new EngramError("provider_unavailable", String(signal.reason));
+        const reports = views.map((v) =>
+          serverReport(v, live.find((l) => l.server === v.entry.config.name))
+        );
+        const failed = reports.some((r) => r.checks.some((c) => c.result === "FAIL"));
+        if (args.values.json) ctx.out.json({ ok: !failed, servers: reports });
+        else if (reports.length === 0) {
+          ctx.out.line(
+            "no upstream servers to check; add them under mcp.mcp_servers in the config file or with: engram mcp import FILE",
+          );
+        } else {
+          for (const r of reports) printReport(ctx, r);
+          const bad = reports.filter((r) => r.checks.some((c) => c.result === "FAIL"));
+          ctx.out.line(
+            bad.length
+              ? `${bad.length} of ${reports.length} server(s) have failing checks: ${
+                bad.map((r) => r.name).join(", ")
+              }`
+              : `all ${reports.length} server(s) pass`,
+          );
+        }
+        return failed ? EXIT.error : EXIT.ok;
+      }),
+  );
 }
 
 /** One check as doctor reports it. */
@@ -71,6 +81,8 @@ interface DoctorCheck {
   result: "PASS" | "FAIL" | "OFF";
   detail: string;
   fix?: string;
+  /** A server that did not start: the last lines of its stderr, escaped. */
+  stderr?: string[];
 }
 
 /** One server as doctor reports it. */
@@ -81,6 +93,8 @@ interface DoctorReport {
   status: ServerView["readiness"];
   /** The digest of the launch as configured now: what a reviewer signs. */
   manifest_digest?: string;
+  /** Set when a config-file entry overrides an imported server of its name. */
+  overrides?: string;
   checks: DoctorCheck[];
 }
 
@@ -92,6 +106,7 @@ function serverReport(v: ServerView, live?: LiveReport): DoctorReport {
       result: l.status === "pass" ? "PASS" : "FAIL",
       detail: l.detail,
       ...(l.status === "fail" ? { fix: l.fix } : {}),
+      ...(l.stderr ? { stderr: l.stderr } : {}),
     } as DoctorCheck]
   );
   return {
@@ -103,6 +118,7 @@ function serverReport(v: ServerView, live?: LiveReport): DoctorReport {
     ...(c.transport === "stdio" && !v.entry.problem && v.digest
       ? { manifest_digest: v.digest }
       : {}),
+    ...(v.note ? { overrides: v.note } : {}),
     checks: [
       ...v.checks.map((check): DoctorCheck => ({
         rule: check.rule,
@@ -117,10 +133,15 @@ function serverReport(v: ServerView, live?: LiveReport): DoctorReport {
 
 function printReport(ctx: CommandContext, r: DoctorReport): void {
   ctx.out.line(`${r.name} (${r.transport}, ${r.origin}): ${r.status}`);
+  if (r.overrides) ctx.out.line(`  note: ${r.overrides}`);
   const width = Math.max(...r.checks.map((c) => c.rule.length));
   for (const c of r.checks) {
     ctx.out.line(`  ${c.result.padEnd(4)} ${c.rule.padEnd(width)}  ${c.detail}`);
     if (c.fix) ctx.out.line(`       ${" ".repeat(width)}  fix: ${c.fix}`);
+    if (c.stderr) {
+      ctx.out.line(`       ${" ".repeat(width)}  its stderr ends with:`);
+      for (const line of c.stderr) ctx.out.line(`       ${" ".repeat(width)}  | ${line}`);
+    }
   }
   if (r.manifest_digest) ctx.out.line(`  manifest digest of this launch: ${r.manifest_digest}`);
   ctx.out.line("");

@@ -1,11 +1,13 @@
 /**
  * @module `engram mcp exposure`: every upstream capability engram knows of, at every tier — offered
  * to agents or not, and why not (not approved, changed, revoked, disabled, blocked launch,
- * collision, not exposed, below the tier, filtered by a token's tool selection). It judges from the
- * approvals, the definitions last seen and each server's launch rules; it starts nothing.
+ * collision, not exposed, below the tier, filtered by a token's tool selection) — and every
+ * configured server nothing is known of yet ("never listed"). It judges from the approvals, the
+ * definitions last seen and each server's launch rules; it starts nothing.
  */
 import { type Tier, tierAllows, TIERS } from "../../../core/types.ts";
 import { exposurePlan } from "../../../mcp/client/exposure/exposure_plan.ts";
+import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { judgeServers } from "../../../mcp/client/launch/server_status.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
@@ -18,7 +20,7 @@ export const MCP_EXPOSURE_SPEC: CommandSpec = {
   name: "mcp exposure",
   usage: "engram mcp exposure [SERVER] [--json]",
   summary:
-    "Show every upstream tool, prompt and resource template at each tier (read, write, admin): offered to agents as mcp_<server>_<tool>, or why not — not approved, changed, revoked, disabled, blocked launch, collision, not exposed, below its tier. Starts nothing: it judges from approvals, what servers last listed and their launch rules.",
+    "Show every upstream tool, prompt and resource template at each tier (read, write, admin): offered to agents (tools and prompts as mcp_<server>_<name>, templates under upstream://<server>/), or why not — not approved, changed, revoked, disabled, blocked launch, collision, not exposed, below its tier — and every configured server never listed yet. Starts nothing: it judges from approvals, what servers last listed and their launch rules.",
   options: { json: { type: "boolean", help: "print as JSON" } },
   positionals: [0, 1],
 };
@@ -50,12 +52,17 @@ export async function mcpExposure(argv: string[], ctx: CommandContext): Promise<
     const rows: ExposureRow[] = [];
     const everyTier = (visible: boolean, reason: string | null) =>
       Object.fromEntries(TIERS.map((t) => [t, { visible, reason }])) as ExposureRow["tiers"];
-    for (const t of plan.tools) {
+    const offered = [
+      ...plan.tools.map((t) => ({ ...t, kind: "tool", name: t.tool })),
+      ...plan.prompts.map((p) => ({ ...p, kind: "prompt", name: p.prompt })),
+      ...plan.templates.map((t) => ({ ...t, kind: "template", name: t.template })),
+    ];
+    for (const t of offered) {
       const rule = blocked.get(t.server);
       rows.push({
         server: t.server,
-        kind: "tool",
-        name: t.tool,
+        kind: t.kind,
+        name: t.name,
         exposed_as: t.exposed,
         tiers: rule ? everyTier(false, "blocked_launch") : Object.fromEntries(
           TIERS.map((tier) => [
@@ -80,6 +87,24 @@ export async function mcpExposure(argv: string[], ctx: CommandContext): Promise<
         detail: h.detail,
       });
     }
+    // A server nothing is known of yet (never listed, nothing approved) still gets its row.
+    const known = new Set(rows.map((r) => r.server.toLowerCase()));
+    for (const entry of u.catalog) {
+      const server = entry.config.name;
+      if (known.has(server.toLowerCase())) continue;
+      const rule = blocked.get(server);
+      rows.push({
+        server,
+        kind: "server",
+        name: "*",
+        exposed_as: null,
+        tiers: everyTier(false, "never_listed"),
+        detail: `never listed: engram mcp discover ${server}${
+          rule ? ` (first fix rule ${rule.rule}, which blocks its launch: ${rule.fix})` : ""
+        }`,
+      });
+    }
+    if (only !== undefined) findEntry(u.catalog, only);
     const shown = rows
       .filter((r) => only === undefined || r.server.toLowerCase() === only)
       .sort((a, b) =>
@@ -92,7 +117,7 @@ export async function mcpExposure(argv: string[], ctx: CommandContext): Promise<
     }
     if (shown.length === 0) {
       ctx.out.line(
-        "no upstream capabilities known yet; list a server's with: engram mcp discover NAME",
+        "no upstream servers configured; add one with: engram mcp import FILE, or under mcp.mcp_servers in the config",
       );
       return 0;
     }
@@ -112,7 +137,9 @@ export async function mcpExposure(argv: string[], ctx: CommandContext): Promise<
     ]));
     const notes = shown.filter((r) => !r.tiers.admin.visible || r.detail.startsWith("listed"));
     if (notes.length) ctx.out.line("");
-    for (const r of notes) ctx.out.line(`${r.server} ${r.kind} ${r.name}: ${r.detail}`);
+    for (const r of notes) {
+      ctx.out.line(`${r.server}${r.kind === "server" ? "" : ` ${r.kind} ${r.name}`}: ${r.detail}`);
+    }
     return 0;
   });
 }

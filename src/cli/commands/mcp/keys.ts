@@ -4,6 +4,7 @@
  * does the same with openssl).
  */
 import { resolve } from "node:path";
+import { configFileHint, locateConfig } from "../../../config/config_file.ts";
 import { configDirectory, joinPath } from "../../../config/paths.ts";
 import { EngramError } from "../../../core/errors.ts";
 import { commandChecks } from "../../../mcp/client/launch/command_rules.ts";
@@ -18,13 +19,14 @@ import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { withUpstreams } from "../../upstreams.ts";
+import { carryApprovals, signAll } from "./sign_all.ts";
 
 /** Usage of `engram mcp keys generate`. */
 export const MCP_KEYS_SPEC: CommandSpec = {
   name: "mcp keys generate",
   usage: "engram mcp keys generate [--out DIR] [--json]",
   summary:
-    `Create a reviewer's Ed25519 key pair: the private key is written to DIR/${REVIEW_KEY_FILE} (PKCS#8 PEM, mode 0600, never overwritten) and the public key is printed as the mcp.review_keys entry to add to the config.`,
+    `Create a reviewer's Ed25519 key pair: the private key is written to DIR/${REVIEW_KEY_FILE} (PKCS#8 PEM, mode 0600, never overwritten) and the public key is printed as the mcp.review_keys entry to add to the config file, which it names (the one in use, or the one to create; see engram config path).`,
   options: {
     out: { type: "string", help: "DIR  where to write the key (default $XDG_CONFIG_HOME/engram)" },
     json: { type: "boolean", help: "print { file, review_key } as JSON" },
@@ -35,14 +37,18 @@ export const MCP_KEYS_SPEC: CommandSpec = {
 /** Usage of `engram mcp sign`. */
 export const MCP_SIGN_SPEC: CommandSpec = {
   name: "mcp sign",
-  usage: "engram mcp sign NAME --key FILE [--json]",
+  usage: "engram mcp sign NAME --key FILE [--json] | engram mcp sign --all --key FILE [--json]",
   summary:
-    "Sign the launch manifest of stdio server NAME after reviewing it: prints manifest_digest and manifest_signature to paste into its config entry (an imported server gets them stored). The key's public half must be in mcp.review_keys for the signature to count.",
+    "Sign the launch manifest (v2) of stdio server NAME after reviewing it: prints manifest_digest and manifest_signature to paste into its config entry (an imported server gets them stored), and carries its approvals made under manifest v1 over. --all signs again every server a trusted key signed as it is configured now (under manifest v1 or v2). The key's public half must be in mcp.review_keys for the signature to count.",
   options: {
     key: { type: "string", help: "FILE  the reviewer's private key (PKCS#8 PEM)" },
+    all: {
+      type: "boolean",
+      help: "sign again every server signed as it is configured now (the move to manifest v2)",
+    },
     json: { type: "boolean", help: "print { server, manifest_digest, manifest_signature }" },
   },
-  positionals: [1, 1],
+  positionals: [0, 1],
 };
 
 /** Runs `engram mcp keys generate`. */
@@ -56,6 +62,8 @@ export async function mcpKeys(argv: string[], ctx: CommandContext): Promise<numb
   }
   const args = parseOrHelp(rest, MCP_KEYS_SPEC, ctx.out);
   if (!args) return 0;
+  // Found before the key is written: a --config naming nothing stops here, not after.
+  const where = locateConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
   const dir = args.values.out === undefined
     ? configDirectory({ env: ctx.env, cwd: ctx.cwd })
     : resolve(ctx.cwd, args.values.out as string);
@@ -69,7 +77,7 @@ export async function mcpKeys(argv: string[], ctx: CommandContext): Promise<numb
   if (args.values.json) ctx.out.json({ file: key.file, review_key: key.reviewKey });
   else {
     ctx.out.line(`wrote the private key to ${key.file} (mode 0600); keep it secret`);
-    ctx.out.line("add the public key to the config file:");
+    ctx.out.line(`add the public key to ${configFileHint(where)}:`);
     ctx.out.line("");
     ctx.out.line("mcp:");
     ctx.out.line(`  review_keys: ["${key.reviewKey}"]`);
@@ -81,9 +89,14 @@ export async function mcpKeys(argv: string[], ctx: CommandContext): Promise<numb
 export async function mcpSign(argv: string[], ctx: CommandContext): Promise<number> {
   const args = parseOrHelp(argv, MCP_SIGN_SPEC, ctx.out);
   if (!args) return 0;
+  const all = args.values.all === true;
+  if (all === (args.positionals.length === 1)) {
+    throw usageError(MCP_SIGN_SPEC, all ? "--all takes no NAME" : "missing NAME (or --all)");
+  }
   if (args.values.key === undefined) throw usageError(MCP_SIGN_SPEC, "missing --key FILE");
   const signer = await readPrivateKey(resolve(ctx.cwd, args.values.key as string));
   return await withUpstreams(ctx, configFlags(args.values), { mode: "cli" }, async (u) => {
+    if (all) return await signAll(u, ctx, { signer, json: args.values.json === true });
     const entry = findEntry(u.catalog, args.positionals[0]);
     const server = entry.config;
     if (server.transport !== "stdio") {
@@ -112,6 +125,8 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
         manifest_signature: signature,
       });
     }
+    // docs/upstream.md#upgrading-from-manifest-v1: the approvals move with the signature.
+    const carried = (await carryApprovals(u, [server])).get(server.name) ?? 0;
     if (args.values.json) {
       ctx.out.json({
         server: server.name,
@@ -119,6 +134,7 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
         manifest_signature: signature,
         stored: entry.origin !== "yaml",
         key_trusted: trusted,
+        carried,
       });
       return 0;
     }
@@ -131,6 +147,12 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
     ctx.out.line("");
     ctx.out.line(`      manifest_digest: "${digest}"`);
     ctx.out.line(`      manifest_signature: "${signature}"`);
+    if (carried) {
+      ctx.out.line("");
+      ctx.out.line(
+        `${carried} approval(s) made under launch manifest v1 carried over (definitions unchanged)`,
+      );
+    }
     if (!trusted) {
       ctx.out.warn(
         `note: this key is not in mcp.review_keys yet, so the signature will not count until you add: "${signer.reviewKey}"`,

@@ -11,11 +11,13 @@ import { MCP_COMPILE_SPEC, mcpCompileResource } from "./compile.ts";
 import { MCP_DISCOVER_SPEC, mcpDiscover } from "./discover.ts";
 import { MCP_DOCTOR_SPEC, mcpDoctor } from "./doctor.ts";
 import { MCP_EXPOSURE_SPEC, mcpExposure } from "./exposure.ts";
+import { MCP_GET_PROMPT_SPEC, mcpGetPrompt } from "./get_prompt.ts";
 import { MCP_IMPORT_SPEC, mcpImport } from "./import.ts";
 import { MCP_KEYS_SPEC, MCP_SIGN_SPEC, mcpKeys, mcpSign } from "./keys.ts";
 import { MCP_MARKETPLACE_SPEC, mcpMarketplace } from "./marketplace.ts";
 import { MCP_REPORT_SPEC, mcpReport } from "./report.ts";
 import { MCP_SCORE_SPEC, mcpScore } from "./score.ts";
+import { MCP_SET_SPEC, mcpSet } from "./set.ts";
 import {
   MCP_CONSENT_SPEC,
   MCP_DISABLE_SPEC,
@@ -40,12 +42,14 @@ const MCP_GROUP: GroupSpec = {
     MCP_DISCOVER_SPEC,
     MCP_CALL_SPEC,
     MCP_READ_RESOURCE_SPEC,
+    MCP_GET_PROMPT_SPEC,
     MCP_APPROVALS_SPEC,
     MCP_EXPOSURE_SPEC,
     MCP_COMPILE_SPEC,
     MCP_SCORE_SPEC,
     MCP_MARKETPLACE_SPEC,
     MCP_IMPORT_SPEC,
+    MCP_SET_SPEC,
     MCP_ENABLE_SPEC,
     MCP_DISABLE_SPEC,
     MCP_CONSENT_SPEC,
@@ -75,6 +79,8 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
       return await mcpDoctor(rest, ctx);
     case "import":
       return await mcpImport(rest, ctx);
+    case "set":
+      return await mcpSet(rest, ctx);
     case "enable":
       return await mcpEnable(rest, ctx, { enabled: true });
     case "disable":
@@ -95,6 +101,8 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
       return await mcpCall(rest, ctx);
     case "read-resource":
       return await mcpReadResource(rest, ctx);
+    case "get-prompt":
+      return await mcpGetPrompt(rest, ctx);
     case "approvals":
       return await mcpApprovals(rest, ctx);
     case "exposure":

@@ -1,6 +1,7 @@
 /**
  * @module `engram mcp report`: MCP traffic over a period — the audit log of calls agents made to
- * engram, per tool and client, and the traces of calls engram made to upstream servers, per server.
+ * engram, per tool and client, the traces of calls engram made to upstream servers, per server,
+ * and what operators changed (operator actions: who, when, which command and server).
  */
 import { ageOrTime } from "../../../core/age_or_time.ts";
 import { type AuditReport, summariseAudit } from "../../../core/audit/audit_report.ts";
@@ -15,7 +16,7 @@ export const MCP_REPORT_SPEC: CommandSpec = {
   name: "mcp report",
   usage: "engram mcp report [--since 7d|ISO-TIME] [--json]",
   summary:
-    "Summarise MCP traffic: the audit log of calls to engram over every transport (calls, errors and latency p50/p95 per tool, prompt or resource and client) and the upstream traffic from the traces (calls, errors and latency p50/p95 per upstream server; per capability: engram mcp score).",
+    "Summarise MCP traffic: the audit log of calls to engram over every transport (calls, errors and latency p50/p95 per tool, prompt or resource and client), the upstream traffic from the traces (calls, errors and latency p50/p95 per upstream server; per capability: engram mcp score), and the operator actions (who changed which server with which command, and when).",
   options: {
     since: {
       type: "string",
@@ -36,6 +37,7 @@ export async function mcpReport(argv: string[], ctx: CommandContext): Promise<nu
     const report = await summariseAudit(runtime.audit.auditSamples(since), since, {
       drops: await runtime.audit.auditDrops(since),
       traces: runtime.traces.traces({ since }),
+      operatorActions: runtime.audit.operatorActions(since),
     });
     if (args.values.json) {
       ctx.out.json(report);
@@ -75,6 +77,7 @@ export async function mcpReport(argv: string[], ctx: CommandContext): Promise<nu
       ]));
     }
     printUpstream(ctx, report.upstream);
+    printOperatorActions(ctx, report.operator_actions);
     return 0;
   });
 }
@@ -101,6 +104,22 @@ function printUpstream(ctx: CommandContext, upstream: AuditReport["upstream"]): 
       String(s.p95_ms),
     ]),
   ]));
+}
+
+/**
+ * What operators changed, oldest first: when, who, the command and server, then each change.
+ * Nothing when there were none (the JSON has the empty list).
+ */
+function printOperatorActions(ctx: CommandContext, actions: AuditReport["operator_actions"]): void {
+  if (!actions.length) return;
+  ctx.out.line("");
+  ctx.out.line(`operator actions: ${actions.length}`);
+  for (const a of actions) {
+    ctx.out.line(
+      `  ${a.at.slice(0, 19)}Z ${a.user}: engram ${a.command}${a.server ? ` ${a.server}` : ""}`,
+    );
+    for (const change of a.changes) ctx.out.line(`    ${change}`);
+  }
 }
 
 /** `30m`, `12h`, `7d`, `2w` back from now, or an RFC 3339 time. */

@@ -11,6 +11,7 @@ import { changeState, findEntry } from "../../../mcp/client/upstream_catalog.ts"
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { table } from "../../output.ts";
+import { recordOperatorAction } from "../../operator_audit.ts";
 import { withUpstreams } from "../../upstreams.ts";
 
 /** Usage of `engram mcp servers`. */
@@ -58,7 +59,7 @@ export const MCP_REMOVE_SPEC: CommandSpec = {
   name: "mcp remove",
   usage: "engram mcp remove NAME",
   summary:
-    "Remove an imported (or marketplace) upstream server and its state. A server the config file defines is removed by editing the file.",
+    "Remove an imported (or marketplace) upstream server and its state. A server the config file defines is removed by editing the file; when its entry overrides an imported server of the same name, the imported one is removed.",
   options: {},
   positionals: [1, 1],
 };
@@ -95,7 +96,11 @@ export async function mcpServers(argv: string[], ctx: CommandContext): Promise<n
       ]),
     ]));
     const blocked = views.filter((v) => v.blocked);
-    if (blocked.length) ctx.out.line("");
+    const notes = views.filter((v) => v.note);
+    const loopback = views.filter((v) => v.loopback);
+    if (blocked.length || notes.length || loopback.length) ctx.out.line("");
+    for (const v of notes) ctx.out.line(`${v.entry.config.name}: ${v.note}`);
+    for (const v of loopback) ctx.out.line(`warning: ${v.loopback}`);
     for (const v of blocked) {
       ctx.out.line(
         `${v.entry.config.name}: blocked by rule ${v.blocked!.rule}: ${v.blocked!.detail}; fix: ${
@@ -127,7 +132,14 @@ export async function mcpEnable(
   if (!args) return 0;
   return await withUpstreams(ctx, configFlags(args.values), { mode: "cli" }, async (u) => {
     const entry = findEntry(u.catalog, args.positionals[0]);
+    const was = entry.config.enabled;
     await changeState(entry, u.runtime.upstreams, { enabled });
+    await recordOperatorAction(u.runtime.audit, {
+      env: ctx.env,
+      command: spec.name,
+      server: entry.config.name,
+      changes: [`enabled: ${was} → ${enabled}`],
+    });
     ctx.out.line(
       `${enabled ? "enabled" : "disabled"} upstream server ${entry.config.name}${
         enabled ? "; see whether it can start with: engram mcp servers" : ""
@@ -150,8 +162,15 @@ export async function mcpConsent(argv: string[], ctx: CommandContext): Promise<n
   }
   return await withUpstreams(ctx, configFlags(args.values), { mode: "cli" }, async (u) => {
     const entry = findEntry(u.catalog, name);
+    const was = entry.config.client_consent;
     await changeState(entry, u.runtime.upstreams, {
       client_consent: consent as UpstreamConsent,
+    });
+    await recordOperatorAction(u.runtime.audit, {
+      env: ctx.env,
+      command: MCP_CONSENT_SPEC.name,
+      server: entry.config.name,
+      changes: [`client_consent: ${was} → ${consent}`],
     });
     ctx.out.line(`client_consent of upstream server ${entry.config.name} is now ${consent}`);
     return 0;
@@ -164,6 +183,26 @@ export async function mcpRemove(argv: string[], ctx: CommandContext): Promise<nu
   if (!args) return 0;
   return await withUpstreams(ctx, configFlags(args.values), { mode: "cli" }, async (u) => {
     const entry = findEntry(u.catalog, args.positionals[0]);
+    const record = (changes: string[]) =>
+      recordOperatorAction(u.runtime.audit, {
+        env: ctx.env,
+        command: MCP_REMOVE_SPEC.name,
+        server: entry.config.name,
+        changes,
+      });
+    if (entry.overrides) {
+      // The config entry stays; the import it set aside can go.
+      const stored = storedKind(entry.overrides);
+      const at = entry.yaml.name;
+      await u.runtime.upstreams.removeUpstream(entry.config.name);
+      await record([`removed the ${stored} entry, which the config file overrode`]);
+      ctx.out.line(
+        `removed the ${stored} entry of ${entry.config.name}; the entry in ${
+          at ? `${at.file}:${at.line}` : "the config file"
+        } overrode it and stays`,
+      );
+      return 0;
+    }
     if (entry.origin === "yaml") {
       const at = entry.yaml.name;
       throw new EngramError(
@@ -174,9 +213,15 @@ export async function mcpRemove(argv: string[], ctx: CommandContext): Promise<nu
       );
     }
     await u.runtime.upstreams.removeUpstream(entry.config.name);
+    await record([`removed the ${storedKind(entry.origin)} entry`]);
     ctx.out.line(`removed upstream server ${entry.config.name} (${entry.origin})`);
     return 0;
   });
+}
+
+/** How a stored server came: `imported` or `marketplace`. */
+function storedKind(origin: string): string {
+  return origin === "marketplace" ? "marketplace" : "imported";
 }
 
 /** The JSON of one server in `engram mcp servers --json`. */
@@ -197,6 +242,8 @@ function serverJson(v: ServerView) {
     last: v.entry.state?.last ?? null,
     imported_from: v.entry.state?.imported_from ?? null,
     defined_at: v.entry.yaml.name ?? null,
+    overrides: v.note,
+    loopback_warning: v.loopback,
   };
 }
 

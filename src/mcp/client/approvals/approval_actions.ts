@@ -6,6 +6,7 @@
 import { createTwoFilesPatch } from "diff";
 import { EngramError } from "../../../core/errors.ts";
 import type { ApprovedKind, CapabilityApproval } from "../../../core/ports/approval_store.ts";
+import { canonicalJson } from "../launch/launch_manifest.ts";
 import { sortKeys } from "./approvals_lockfile.ts";
 import type { CapabilityStatus } from "./capability_states.ts";
 import type { ServerReview } from "./capability_review.ts";
@@ -94,16 +95,29 @@ export function driftOf(
     if (!status?.live) {
       out.push({ ...base, drift: "missing", detail: "the server no longer lists it" });
     } else if (status.live.pin !== a.pin) {
-      out.push({
-        ...base,
-        drift: "changed",
-        detail: a.identity === review.identity
-          ? "its definition changed"
-          : "the server's launch or URL changed since it was pinned",
-      });
+      out.push({ ...base, drift: "changed", detail: changeOf(a, { review, live: status.live }) });
     }
   }
   return out;
+}
+
+/** Why a pin no longer holds against a live definition. */
+function changeOf(
+  a: CapabilityApproval,
+  o: { review: ServerReview; live: NonNullable<CapabilityStatus["live"]> },
+): string {
+  if (a.identity === o.review.identity) return "its definition changed";
+  if (a.identity !== o.review.v1Identity) {
+    return "the server's launch or URL changed since it was pinned";
+  }
+  // docs/upstream.md#upgrading-from-manifest-v1
+  const same = canonicalJson(a.definition) === canonicalJson(o.live.definition);
+  return `pinned under launch manifest v1: the server's identity moved to manifest v2, which covers env values; ${
+    same
+      ? "its definition is unchanged, so the pin carries over: rewrite the lockfile with engram mcp approvals export FILE"
+      : "and its definition changed too: review it with engram mcp approvals diff " +
+        `${a.server} ${a.name}`
+  }`;
 }
 
 function pretty(value: unknown): string {

@@ -2,13 +2,15 @@
  * @module `mcp-lock.json`: the operator's approvals as a file a team commits and reviews. Stable
  * and sorted (servers, then `kind:name`, keys of every definition in canonical order), so a change
  * shows as a small diff. It holds each pin, the server identity it was made against, the exposure
- * tier and the approved definition itself, so a reviewer sees what was approved. A file that does
+ * tier (and `as`, the name a tool is exposed by when the operator chose one) and the approved
+ * definition itself, so a reviewer sees what was approved. A file that does
  * not parse, or holds a malformed entry, is refused with its file and line.
  */
 import { findNodeAtLocation, parseTree } from "jsonc-parser";
 import { z } from "zod";
 import { EngramError } from "../../../core/errors.ts";
 import type { ApprovedKind, CapabilityApproval } from "../../../core/ports/approval_store.ts";
+import { EXPOSED_AS, EXPOSED_AS_RULE } from "../exposure/exposed_names.ts";
 import { parseJsonWithComments } from "../import/json_with_comments.ts";
 
 /** The lockfile format version this engram writes and reads. */
@@ -20,6 +22,8 @@ const ENTRY = z.strictObject({
   identity: PIN,
   state: z.enum(["approved", "revoked"]),
   expose: z.enum(["read", "write", "admin"]).nullable(),
+  // Written only when set, so lockfiles without an operator's name read and diff as before.
+  as: z.string().regex(EXPOSED_AS, EXPOSED_AS_RULE).optional(),
   approved_at: z.string().min(1),
   approved_by: z.string().nullable(),
   revoked_at: z.string().nullable(),
@@ -54,6 +58,7 @@ export function lockfileText(approvals: readonly CapabilityApproval[]): string {
       identity: a.identity,
       state: a.state,
       expose: a.expose_tier,
+      ...(a.expose_as ? { as: a.expose_as } : {}),
       approved_at: a.approved_at,
       approved_by: a.approved_by,
       revoked_at: a.revoked_at,
@@ -92,6 +97,7 @@ export function parseLockfile(text: string, file: string): CapabilityApproval[] 
         definition: e.definition,
         identity: e.identity,
         expose_tier: e.expose,
+        ...(e.as ? { expose_as: e.as } : {}),
         approved_by: e.approved_by,
         approved_at: e.approved_at,
         revoked_at: e.revoked_at,

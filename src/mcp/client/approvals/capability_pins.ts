@@ -2,7 +2,8 @@
  * @module Pins: what an approval of an upstream capability is bound to. A pin is `sha256:<hex>` over
  * the RFC 8785 (JCS) JSON of the capability's definition — the fields an agent acts on — plus the
  * server's identity: the launch-manifest digest of a stdio server (so changing its command, args,
- * env keys, network or sandbox lapses every approval of it), the URL and header *keys* of an HTTP
+ * env values, allow_env, cwd, network or sandbox lapses every approval of it; pins made under
+ * manifest v1 carry over, docs/upstream.md#upgrading-from-manifest-v1), the URL and header *keys* of an HTTP
  * or SSE one. A definition hash without the name lets a renamed capability be recognised.
  *
  * The fields follow what MCPProxy and mcp-context-protector pin (description and schemas), and add

@@ -2,7 +2,8 @@
  * @module Reviewing servers: what each lists now (tools, prompts, resource templates), pinned to its
  * identity and compared with the approvals — run on every discovery, so a changed definition is
  * noticed the first time anyone looks, and recorded as a sighting for diffs and for processes that
- * did not look themselves.
+ * did not look themselves. Approvals pinned under launch manifest v1 are carried over to v2 here
+ * when they live in the database (docs/upstream.md#upgrading-from-manifest-v1).
  */
 import type { McpServerConfig } from "../../../config/mcp_servers.ts";
 import type { EngramError } from "../../../core/errors.ts";
@@ -15,6 +16,7 @@ import {
   serverIdentity,
 } from "./capability_pins.ts";
 import { capabilityStates, type CapabilityStatus } from "./capability_states.ts";
+import { v1Identity, withCarriedPins } from "./pin_carry.ts";
 import type { Discovery } from "../session/upstream_connections.ts";
 
 /** One server reviewed. */
@@ -25,6 +27,8 @@ export interface ServerReview {
   error: EngramError | null;
   /** The identity pins of this server include (manifest digest, or URL and header keys). */
   identity: string;
+  /** A stdio server's identity under launch manifest v1, to tell why an old pin drifted. */
+  v1Identity: string | null;
   states: CapabilityStatus[];
   discovery: Discovery;
 }
@@ -48,7 +52,8 @@ async function pinDiscovery(
 
 /**
  * Reviews each discovered server against `book`; reachable servers' listings are recorded as
- * sightings in `sightings`.
+ * sightings in `sightings`. Pins of the database made under manifest v1 are carried over (and
+ * stored) first; a lockfile is rewritten only by an operator's command (sign, export).
  */
 export async function reviewDiscoveries(
   discoveries: readonly Discovery[],
@@ -59,7 +64,12 @@ export async function reviewDiscoveries(
     now?: () => Date;
   },
 ): Promise<ServerReview[]> {
-  const approvals = await o.book.list();
+  let approvals = await o.book.list();
+  if (o.book.source === "database") {
+    const carry = await withCarriedPins(approvals, o.servers);
+    for (const a of carry.carried) await o.book.put(a);
+    approvals = carry.approvals;
+  }
   return await Promise.all(discoveries.map(async (d) => {
     const config = o.servers.find((s) => s.name === d.server)!;
     const identity = await serverIdentity(config);
@@ -77,6 +87,7 @@ export async function reviewDiscoveries(
       reachable: d.ok,
       error: d.error,
       identity,
+      v1Identity: await v1Identity(config),
       states: await capabilityStates(d.server, { live, approvals: mine }),
       discovery: d,
     };

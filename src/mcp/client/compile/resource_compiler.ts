@@ -2,14 +2,16 @@
  * @module `compile-resource` (docs/upstream.md#compiling-resources-into-memory): an upstream resource read and stored in a
  * brain as a document with source `compile` and its provenance — server, URI, when it was fetched,
  * the SHA-256 of the bytes, and the server's identity pin at the time — only from servers trusted
- * for it. A resource whose bytes have not changed makes no new version, and every compiled document
- * of a server can be refreshed at once.
+ * for it. Provenance is stored apart from metadata (docs/tools.md#result-records), so what a tool
+ * call writes never decides what is read again. A resource whose bytes have not changed makes no
+ * new version, and every compiled document of a server can be refreshed at once.
  */
 import { EngramError, toEngramError } from "../../../core/errors.ts";
 import { sha256Hex } from "../../../core/hash.ts";
 import type { MemoryService } from "../../../core/memory_service.ts";
 import { normalizePath } from "../../../core/markdown/naming.ts";
-import type { Brain, CallerContext, DocumentRecord } from "../../../core/types.ts";
+import { dropLegacyProvenance } from "../../../core/provenance.ts";
+import type { Brain, CallerContext, DocumentRecord, Provenance } from "../../../core/types.ts";
 import type { ReadResourceResult } from "../../sdk.ts";
 import { serverIdentity } from "../approvals/capability_pins.ts";
 import { resourceDocument } from "./resource_content.ts";
@@ -26,7 +28,10 @@ const MAX_SEGMENT = 100;
 
 /** What compiling needs of engram: the memory and who is writing. */
 export interface CompileDeps {
-  memory: Pick<MemoryService, "brain" | "findLive" | "remember" | "documentsUnder">;
+  memory: Pick<
+    MemoryService,
+    "brain" | "findLive" | "rememberCompiled" | "documentsUnder" | "provenanceOf"
+  >;
   caller: CallerContext;
   now?: () => Date;
 }
@@ -44,6 +49,8 @@ export interface CompileOutcome {
   uri: string;
   brain: string;
   document: DocumentRecord;
+  /** The document's provenance: this fetch's, or the stored one when unchanged. */
+  provenance: Provenance;
   sha256: string;
 }
 
@@ -75,7 +82,9 @@ export function compileRefusal(entry: CatalogEntry): EngramError | null {
       "forbidden",
       `${rule} (${
         entry.origin === "marketplace" ? "added from the marketplace" : "imported"
-      }); after reviewing what it serves, define it under mcp.mcp_servers in the config file with trust: verified or compile: true (a config entry of the same name replaces the ${entry.origin} one)`,
+      }); after reviewing what it serves, mark it verified with: engram mcp set ${name} trust=verified (or define it under mcp.mcp_servers in the config file with trust: verified or compile: true, and that entry overrides ${
+        entry.origin === "marketplace" ? "the one added from the marketplace" : "the imported one"
+      }; its signature and state no longer apply)`,
     );
   }
   return new EngramError(
@@ -117,11 +126,14 @@ export async function compileResource(
   const { source, uri } = request;
   const brain = await deps.memory.brain(deps.caller, options.brain);
   const path = normalizePath(options.path ?? compiledPath(source.name, uri));
-  const existing = await deps.memory.findLive(brain, { path });
-  if (existing && !compiledFrom(existing, source.name, uri)) {
-    const from = typeof existing.metadata.mcp_uri === "string"
-      ? `upstream ${existing.metadata.mcp_server} resource ${existing.metadata.mcp_uri}`
-      : `source ${existing.source}`;
+  const found = await deps.memory.findLive(brain, { path });
+  const existing = found && {
+    doc: found,
+    provenance: (await deps.memory.provenanceOf(brain, [found])).get(found.id) ?? null,
+  };
+  if (existing && !compiledFrom(existing.provenance, source.name, uri)) {
+    const p = existing.provenance;
+    const from = p ? `upstream ${p.server} resource ${p.uri}` : `source ${existing.doc.source}`;
     throw new EngramError(
       "conflict",
       `${path} in brain "${brain.slug}" already holds a document from ${from}, not from upstream ${source.name} resource ${uri}; choose another path with --path, or forget that document first`,
@@ -151,9 +163,9 @@ export interface RefreshReport {
 }
 
 /**
- * Recompiles every document of `options.brain` compiled from the source's server (source
- * `compile` and its `mcp_server` and `mcp_uri` metadata, wherever its path), each at its own path.
- * One failing resource never stops the others; its reason is in the report.
+ * Recompiles every document of `options.brain` compiled from the source's server (by its stored
+ * provenance, wherever its path), each at its own path. One failing resource never stops the
+ * others; its reason is in the report.
  */
 export async function recompileAll(
   deps: CompileDeps,
@@ -161,10 +173,14 @@ export async function recompileAll(
   options: { brain?: string } = {},
 ): Promise<RefreshReport> {
   const brain = await deps.memory.brain(deps.caller, options.brain);
-  const documents = (await deps.memory.documentsUnder(brain, "/")).filter((d) =>
-    d.source === "compile" && typeof d.metadata.mcp_uri === "string" &&
-    String(d.metadata.mcp_server ?? "").toLowerCase() === source.name.toLowerCase()
-  );
+  const live = await deps.memory.documentsUnder(brain, "/");
+  const provenance = await deps.memory.provenanceOf(brain, live);
+  const documents = live.flatMap((doc) => {
+    const p = provenance.get(doc.id);
+    return p && p.server.toLowerCase() === source.name.toLowerCase()
+      ? [{ doc, provenance: p }]
+      : [];
+  });
   const report: RefreshReport = {
     server: source.name,
     brain: brain.slug,
@@ -173,10 +189,10 @@ export async function recompileAll(
     unchanged: 0,
     failed: 0,
   };
-  for (const doc of documents) {
-    const uri = doc.metadata.mcp_uri as string;
+  for (const existing of documents) {
+    const { doc, provenance: { uri } } = existing;
     try {
-      const outcome = await store(deps, { source, uri, brain, path: doc.path, existing: doc });
+      const outcome = await store(deps, { source, uri, brain, path: doc.path, existing });
       const status = outcome.status;
       report.documents.push({ path: doc.path, uri, status, version: outcome.document.version });
       if (status === "unchanged") report.unchanged++;
@@ -196,7 +212,16 @@ export async function recompileAll(
   return report;
 }
 
-/** Fetches, and writes a version unless the bytes are the ones already stored. */
+/** A live document at the compile's path, with its provenance if it has one. */
+interface Existing {
+  doc: DocumentRecord;
+  provenance: Provenance | null;
+}
+
+/**
+ * Fetches, and writes a version unless the bytes are the ones already stored and the document
+ * still holds the text compiled from them (an edit since is replaced by upstream's text).
+ */
 async function store(
   deps: CompileDeps,
   o: {
@@ -204,7 +229,7 @@ async function store(
     uri: string;
     brain: Brain;
     path: string;
-    existing: DocumentRecord | null;
+    existing: Existing | null;
   },
 ): Promise<CompileOutcome> {
   const { source, uri, brain, path, existing } = o;
@@ -214,33 +239,39 @@ async function store(
   const doc = await resourceDocument(await source.readResource(uri), { server: source.name, uri });
   const outcome = { server: source.name, uri, brain: brain.slug, sha256: doc.sha256 };
   // Compared before writing: fetched_at always differs, and would otherwise make a version.
-  if (existing && existing.metadata.sha256 === doc.sha256) {
-    return { ...outcome, status: "unchanged", document: existing };
+  const kept = existing?.provenance;
+  if (existing && kept && kept.sha256 === doc.sha256 && !kept.edited) {
+    return { ...outcome, status: "unchanged", document: existing.doc, provenance: kept };
   }
-  const document = await deps.memory.remember(deps.caller, {
+  const { provenance, ...document } = await deps.memory.rememberCompiled(deps.caller, {
     content: doc.content,
     title: doc.title,
     brain: brain.id,
     path,
     metadata: {
-      // null removes a key an earlier version had (a resource that was a PDF and is now text).
+      // null removes a key an earlier version had (a resource that was a PDF and is now text),
+      // and the provenance keys compiled documents once kept in metadata.
+      ...dropLegacyProvenance(),
       source_format: null,
       ...doc.metadata,
-      mcp_server: source.name,
-      mcp_uri: uri,
-      mcp_mime_type: doc.mimeType,
+    },
+  }, {
+    provenance: {
+      server: source.name,
+      uri,
+      mime_type: doc.mimeType,
       fetched_at: fetchedAt,
       sha256: doc.sha256,
       approval,
     },
-  }, { source: "compile", contentType: doc.contentType });
-  return { ...outcome, status: existing ? "changed" : "created", document };
+    contentType: doc.contentType,
+  });
+  return { ...outcome, status: existing ? "changed" : "created", document, provenance };
 }
 
-/** Whether a document was compiled from this server's `uri`. */
-function compiledFrom(doc: DocumentRecord, server: string, uri: string): boolean {
-  return doc.source === "compile" && doc.metadata.mcp_uri === uri &&
-    String(doc.metadata.mcp_server ?? "").toLowerCase() === server.toLowerCase();
+/** Whether provenance says the document was compiled from this server's `uri`. */
+function compiledFrom(p: Provenance | null, server: string, uri: string): boolean {
+  return p !== null && p.uri === uri && p.server.toLowerCase() === server.toLowerCase();
 }
 
 /** The URI as path segments: scheme, host, path and query, each reduced to safe characters. */

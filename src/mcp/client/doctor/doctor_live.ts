@@ -3,7 +3,9 @@
  * initialized, asked its protocol version and capabilities, and timed on one listing round trip.
  * Each check is PASS or FAIL with a one-line fix (SKIP when an earlier one failed). All servers
  * run at once, each within its own timeout, so a sick server never holds up the report on the
- * healthy ones: the whole takes about one timeout, however many servers are dead.
+ * healthy ones: the whole takes about one timeout, however many servers are dead. A stdio server
+ * that does not start shows the end of its stderr (escaped) and, when recognised, the common cause
+ * and its fix (start_failure.ts).
  */
 import type { McpServerConfig } from "../../../config/mcp_servers.ts";
 import { type EngramError, toEngramError } from "../../../core/errors.ts";
@@ -16,6 +18,7 @@ import {
   UpstreamConnectError,
 } from "../session/upstream_connection.ts";
 import { UpstreamSession } from "../session/upstream_session.ts";
+import { recogniseStartFailure, stderrTail } from "./start_failure.ts";
 
 /** The live checks, in order. */
 const LIVE_CHECKS = [
@@ -35,6 +38,8 @@ export interface LiveCheck {
   detail: string;
   /** What to do about a failure; empty when it passed. */
   fix: string;
+  /** A stdio server that failed to start: the last lines of its stderr, escaped; else absent. */
+  stderr?: string[];
 }
 
 /** One server's live report. */
@@ -53,6 +58,8 @@ export interface LiveDoctorOptions {
   maxResultBytes?: number;
   /** Nested requests a server may make while being checked; default none. */
   host?: NestedHost;
+  /** Aborting it cancels what is in flight upstream and stops every server being checked. */
+  signal?: AbortSignal;
 }
 
 /** Runs the live checks on every server at once. */
@@ -82,6 +89,9 @@ async function checkServer(
   });
   const checks: LiveCheck[] = [];
   const doctor = `engram mcp doctor ${server.name}`;
+  // A microtask later: the request in flight sends its cancellation first (same abort).
+  const stop = () => queueMicrotask(() => void session.close());
+  options.signal?.addEventListener("abort", stop, { once: true });
   try {
     const connectStart = performance.now();
     let identity: ServerIdentity;
@@ -102,8 +112,11 @@ async function checkServer(
       versionCheck(identity.protocolVersion),
       capabilityCheck(identity),
     );
-    checks.push(await latencyCheck(session, identity, left()));
+    checks.push(
+      await latencyCheck(session, identity, { timeoutMs: left(), signal: options.signal }),
+    );
   } finally {
+    options.signal?.removeEventListener("abort", stop);
     await session.close();
   }
   return report(server, checks, started);
@@ -115,16 +128,29 @@ function connectFailure(error: EngramError, server: McpServerConfig, doctor: str
   const checks: LiveCheck[] = LIVE_CHECKS.slice(0, at).map((check) =>
     pass(check, check === "launch" ? launched(server) : "answered, with a version engram refuses")
   );
+  const stderr = error instanceof UpstreamConnectError ? error.stderr : "";
+  const cause = phase === "initialize" ? recogniseStartFailure(stderr, server) : null;
+  const tail = server.transport === "stdio" && phase === "initialize" ? stderrTail(stderr) : [];
   const fix = error instanceof UpstreamConnectError && error.blocked
     ? error.blocked.fix
     : phase === "launch"
     ? `check the command and its permissions: ${doctor}`
     : phase === "protocol_version"
     ? "update the server (or engram) to a common protocol version"
+    : cause
+    ? cause.fix
     : server.transport === "stdio"
-    ? "run the server's command by hand to see why it does not answer initialize; its stderr is above"
+    ? `run the server's command by hand to see why it does not answer initialize; ${
+      tail.length ? "the end of its stderr is below" : "it wrote nothing to stderr"
+    }`
     : `check the URL and that the server is up: ${server.url}`;
-  checks.push({ check: phase, status: "fail", detail: error.message, fix });
+  checks.push({
+    check: phase,
+    status: "fail",
+    detail: cause ? `${error.message}; ${cause.detail}` : error.message,
+    fix,
+    ...(tail.length ? { stderr: tail } : {}),
+  });
   for (const check of LIVE_CHECKS.slice(at + 1)) {
     checks.push({ check, status: "skip", detail: `not checked: ${phase} failed`, fix: "" });
   }
@@ -170,19 +196,19 @@ function capabilityCheck(identity: ServerIdentity): LiveCheck {
 async function latencyCheck(
   session: UpstreamSession,
   identity: ServerIdentity,
-  timeoutMs: number,
+  call: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<LiveCheck> {
   const c = identity.capabilities;
   const started = performance.now();
   try {
     let what: string;
-    if (c.tools) what = `tools/list (${(await session.listTools({ timeoutMs })).length} tools)`;
+    if (c.tools) what = `tools/list (${(await session.listTools(call)).length} tools)`;
     else if (c.resources) {
-      what = `resources/list (${(await session.listResources({ timeoutMs })).length} resources)`;
+      what = `resources/list (${(await session.listResources(call)).length} resources)`;
     } else if (c.prompts) {
-      what = `prompts/list (${(await session.listPrompts({ timeoutMs })).length} prompts)`;
+      what = `prompts/list (${(await session.listPrompts(call)).length} prompts)`;
     } else {
-      await session.ping({ timeoutMs });
+      await session.ping(call);
       what = "ping";
     }
     return pass("latency", `${what} answered in ${ms(performance.now() - started)}`);

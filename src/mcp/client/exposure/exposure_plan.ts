@@ -1,32 +1,67 @@
 /**
- * @module Which approved upstream tools agents see through engram's own server, at which tier —
- * and, for every other capability, why not. Worked out from the approvals, the server entries and
- * the definitions last seen live, never by asking an upstream: listing tools must never wait on
- * one, and a server that is down keeps its tools listed (their calls fail fast).
+ * @module Which approved upstream capabilities agents see through engram's own server, at which
+ * tier — and, for every other capability, why not. Worked out from the approvals, the server
+ * entries and the definitions last seen live, never by asking an upstream: listing must never wait
+ * on one, and a server that is down keeps its capabilities listed (their calls fail fast).
  *
- * A tool is offered when it is approved, its server is enabled and usable, no sighting shows a
- * definition other than the approved one, and a tier is set: the YAML's `expose.tools[NAME]`
- * (`none` hides it), else the YAML's `expose.tier`, else the approval's `--expose` tier.
+ * A tool, prompt or resource template is offered when it is approved, its server is enabled and
+ * usable, no sighting shows a definition other than the approved one, and a tier is set: for a
+ * tool the YAML's `expose.tools[NAME]` (`none` hides it), else the YAML's `expose.tier`, else the
+ * approval's `--expose` tier. Tools and prompts are named `mcp_<server>_<name>` (each kind its
+ * own namespace); a template's URIs are the upstream's behind `upstream://<server>/`
+ * (docs/upstream.md#exposure).
  */
 import type {
   ApprovedKind,
   CapabilityApproval,
   CapabilitySighting,
 } from "../../../core/ports/approval_store.ts";
+import type { McpServerConfig } from "../../../config/mcp_servers.ts";
 import type { Tier } from "../../../core/types.ts";
 import { exposedName, nameExposedTools } from "./exposed_names.ts";
 import type { CatalogEntry } from "../upstream_catalog.ts";
 
-/** An upstream tool offered to agents. */
-export interface ExposedTool {
-  /** The name agents call it by: `mcp_<server>_<tool>`, fitted to the tool-name rule. */
-  exposed: string;
+/** The scheme of exposed resource templates: `upstream://<server>/<the upstream's URI>`. */
+export const UPSTREAM_URI_PREFIX = "upstream://";
+
+/** The exposed URI (or URI template) of an upstream's `uri` on `server`. */
+export function exposedUri(server: string, uri: string): string {
+  return `${UPSTREAM_URI_PREFIX}${server}/${uri}`;
+}
+
+/** What every offered capability carries. */
+interface Offered {
   server: string;
-  tool: string;
   tier: Tier;
   /** The approved (pinned) definition: what agents are shown. */
   definition: Record<string, unknown>;
   pin: string;
+  /** The server's trust level, told to agents with every result. */
+  trust: McpServerConfig["trust"];
+}
+
+/** An upstream tool offered to agents. */
+export interface ExposedTool extends Offered {
+  /** The name agents call it by: `mcp_<server>_<tool>`, fitted to the tool-name rule. */
+  exposed: string;
+  tool: string;
+}
+
+/** An upstream prompt offered to agents. */
+export interface ExposedPrompt extends Offered {
+  /** The name agents get it by: `mcp_<server>_<prompt>`, fitted like a tool name. */
+  exposed: string;
+  prompt: string;
+}
+
+/** An upstream resource template offered to agents. */
+export interface ExposedTemplate extends Offered {
+  /** The URI template agents read by: `upstream://<server>/<uriTemplate>`. */
+  exposed: string;
+  /** The template's name. */
+  template: string;
+  /** The upstream's own URI template. */
+  uriTemplate: string;
 }
 
 /** Why a capability is not offered. */
@@ -46,13 +81,15 @@ export interface HiddenCapability {
   name: string;
   reason: HiddenReason;
   detail: string;
-  /** The name a tool would be exposed by (so a call by that name can say why it is gone). */
+  /** The name a tool or prompt would be exposed by (so a call by that name can say why it is gone). */
   exposed?: string;
 }
 
 /** What agents see, and what they do not. */
 export interface ExposurePlan {
   tools: ExposedTool[];
+  prompts: ExposedPrompt[];
+  templates: ExposedTemplate[];
   hidden: HiddenCapability[];
 }
 
@@ -66,15 +103,21 @@ export async function exposurePlan(
 ): Promise<ExposurePlan> {
   const { approvals, sightings } = o;
   const hidden: HiddenCapability[] = [];
-  const candidates: { server: string; tool: string; tier: Tier; approval: CapabilityApproval }[] =
-    [];
+  const candidates: Candidate[] = [];
   const seen = new Map(sightings.map((s) => [key(s.server, s.kind, s.name), s]));
   for (const entry of catalog) {
     const server = entry.config.name;
     const mine = approvals.filter((a) => a.server.toLowerCase() === server.toLowerCase());
     for (const a of mine) {
       const hide = (reason: HiddenReason, detail: string) =>
-        hidden.push({ server, kind: a.kind, name: a.name, reason, detail });
+        hidden.push({
+          server,
+          kind: a.kind,
+          name: a.name,
+          reason,
+          detail,
+          ...(a.expose_as ? { exposed: a.expose_as } : {}),
+        });
       if (a.state === "revoked") {
         hide("revoked", `revoked at ${a.revoked_at}`);
         continue;
@@ -102,22 +145,23 @@ export async function exposurePlan(
         );
         continue;
       }
-      if (a.kind !== "tool") {
-        hide(
-          "not_exposed",
-          "only tools are offered to agents; prompts and templates are for the operator",
-        );
-        continue;
-      }
       const tier = tierOf(entry, a);
       if (tier === null) {
+        const kind = a.kind === "tool" ? "" : ` --kind ${a.kind}`;
         hide(
           "not_exposed",
-          `approved but not exposed; offer it with: engram mcp approvals approve ${server} ${a.name} --expose read`,
+          `approved but not exposed; offer it with: engram mcp approvals approve ${server} ${a.name}${kind} --expose read`,
         );
         continue;
       }
-      candidates.push({ server, tool: a.name, tier, approval: a });
+      candidates.push({
+        server,
+        tool: a.name,
+        as: a.kind === "tool" ? a.expose_as : null,
+        tier,
+        approval: a,
+        trust: entry.config.trust,
+      });
     }
     const approved = new Set(mine.map((a) => key(server, a.kind, a.name)));
     for (const s of sightings) {
@@ -133,36 +177,83 @@ export async function exposurePlan(
     }
   }
   for (const h of hidden) {
-    if (h.kind === "tool") h.exposed = await exposedName(h.server, h.name);
+    if (h.kind !== "template") h.exposed ??= await exposedName(h.server, h.name);
   }
-  const { named, collisions } = await nameExposedTools(candidates);
-  for (const c of collisions) {
-    hidden.push({
-      server: c.item.server,
-      kind: "tool",
-      name: c.item.tool,
-      reason: "collision",
-      detail: `its exposed name ${c.exposed} is taken by ${c.taken_by.server} ${c.taken_by.tool}`,
-      exposed: c.exposed,
-    });
-  }
-  return {
-    tools: named.map(({ exposed, item }) => ({
-      exposed,
-      server: item.server,
-      tool: item.tool,
-      tier: item.tier,
-      definition: item.approval.definition,
-      pin: item.approval.pin,
-    })),
-    hidden,
+  const offered = (c: Candidate) => ({
+    server: c.server,
+    tier: c.tier,
+    definition: c.approval.definition,
+    pin: c.approval.pin,
+    trust: c.trust,
+  });
+  const named = async (kind: "tool" | "prompt") => {
+    const out = await nameExposedTools(candidates.filter((c) => c.approval.kind === kind));
+    for (const c of out.collisions) {
+      hidden.push({
+        server: c.item.server,
+        kind,
+        name: c.item.tool,
+        reason: "collision",
+        detail: `its exposed name ${c.exposed} is taken by ${c.taken_by.server} ${c.taken_by.tool}${
+          kind === "tool"
+            ? `; expose it under another name with: engram mcp approvals approve ${c.item.server} ${c.item.tool} --as mcp_NEW_NAME`
+            : ""
+        }`,
+        exposed: c.exposed,
+      });
+    }
+    return out.named;
   };
+  const tools = (await named("tool")).map(({ exposed, item }) => ({
+    ...offered(item),
+    exposed,
+    tool: item.tool,
+  }));
+  const prompts = (await named("prompt")).map(({ exposed, item }) => ({
+    ...offered(item),
+    exposed,
+    prompt: item.tool,
+  }));
+  const templates: ExposedTemplate[] = [];
+  for (const c of candidates.filter((c) => c.approval.kind === "template")) {
+    const uriTemplate = String(c.approval.definition.uriTemplate ?? "");
+    const exposed = exposedUri(c.server, uriTemplate);
+    const holder = templates.find((t) => t.exposed === exposed);
+    if (holder) {
+      hidden.push({
+        server: c.server,
+        kind: "template",
+        name: c.tool,
+        reason: "collision",
+        detail: `its URI template ${exposed} is taken by template ${holder.template}`,
+      });
+      continue;
+    }
+    templates.push({ ...offered(c), exposed, template: c.tool, uriTemplate });
+  }
+  return { tools, prompts, templates, hidden };
 }
 
-/** The exposure tier of an approved tool: the YAML first, then the approval. */
+/**
+ * A capability to offer, before naming. `tool` is its name, whatever its kind; `as` the operator's
+ * own exposed name for a tool (`approvals approve --as`).
+ */
+interface Candidate {
+  server: string;
+  tool: string;
+  as?: string | null;
+  tier: Tier;
+  approval: CapabilityApproval;
+  trust: McpServerConfig["trust"];
+}
+
+/**
+ * The exposure tier of an approved capability: the YAML first (its per-tool map for tools only),
+ * then the approval.
+ */
 function tierOf(entry: CatalogEntry, a: CapabilityApproval): Tier | null {
   const yaml = entry.config.expose;
-  const perTool = yaml?.tools[a.name];
+  const perTool = a.kind === "tool" ? yaml?.tools[a.name] : undefined;
   if (perTool !== undefined) return perTool === "none" ? null : perTool;
   return yaml?.tier ?? a.expose_tier;
 }

@@ -1,27 +1,44 @@
 /**
- * @module Approved upstream tools as tools of engram's own server, in one process: the current
- * exposure plan (from approvals and sightings, never waiting on an upstream), refreshed when the
- * operator changes approvals (a poll of the database) or an upstream says its list changed — then
- * listeners (each MCP session) are told, so clients get `notifications/tools/list_changed`.
+ * @module Approved upstream tools, prompts and resource templates as those of engram's own server,
+ * in one process: the current exposure plan (from approvals and sightings, never waiting on an
+ * upstream), refreshed when the operator changes approvals (a poll of the database) or an upstream
+ * says a list changed — then listeners (each MCP session) are told which lists changed, so
+ * clients get `notifications/{tools,prompts,resources}/list_changed`.
  *
- * A call checks, before anything reaches the upstream, that the tool the upstream lists is the one
- * approved (a changed definition is refused and leaves every agent's list). What a server lists is
- * re-read when it says its list changed and, since an upstream may change a tool without saying so
- * (or come back from a restart with another version), at the latest `relistMs` after it was last
- * read; the check then validates the
- * arguments against the approved input schema, and shapes the result so SDK clients accept it: an
- * error result loses its `structuredContent`, and a success whose `structuredContent` does not
- * match the tool's own `outputSchema` becomes an error result saying so.
+ * A call, prompt or read checks, before anything reaches the upstream, that what the upstream
+ * lists now is what was approved (live_listing.ts: a changed definition is refused and leaves
+ * every agent's list). A tool's arguments are validated against the approved input schema, and
+ * its result shaped so SDK clients accept it: an error result loses its `structuredContent`, and a
+ * success whose `structuredContent` does not match the tool's own `outputSchema` becomes an error
+ * result saying so. Every result says whose it is in `_meta["engram/upstream"]` (server, name,
+ * trust), so an agent can tell upstream text from the user's own (docs/upstream.md#exposure).
  */
 import { EngramError, toEngramError } from "../../../core/errors.ts";
 import type { Logger } from "../../../core/logger.ts";
 import type { ApprovalStore } from "../../../core/ports/approval_store.ts";
 import { type Tier, tierAllows } from "../../../core/types.ts";
 import { CoalescedRuns } from "../session/coalesced_runs.ts";
-import { AjvJsonSchemaValidator, type CallToolResult, type Tool } from "../../sdk.ts";
+import {
+  AjvJsonSchemaValidator,
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type ResourceTemplate,
+  type Tool,
+  UriTemplate,
+} from "../../sdk.ts";
 import { TOOL_ERROR_META, type ToolErrorMeta } from "../../server/tool_error.ts";
-import { pinListed, serverIdentity } from "../approvals/capability_pins.ts";
-import type { ExposedTool, ExposurePlan } from "./exposure_plan.ts";
+import { type OfferedLists, UPSTREAM_META } from "../../server/upstream_tools.ts";
+import type { CapabilityKind } from "../approvals/capability_pins.ts";
+import {
+  type ExposedPrompt,
+  type ExposedTemplate,
+  type ExposedTool,
+  type ExposurePlan,
+  UPSTREAM_URI_PREFIX,
+} from "./exposure_plan.ts";
+import { LiveListings } from "./live_listing.ts";
 import type { CatalogEntry } from "../upstream_catalog.ts";
 import type { UpstreamConnections } from "../session/upstream_connections.ts";
 import type { CallOptions } from "../session/upstream_request.ts";
@@ -45,21 +62,28 @@ export interface ExposureDeps {
   now?: () => number;
 }
 
-/** How long a listing is trusted by default: a silent change is caught within this. */
-const RELIST_MS = 30_000;
-
 /** A compiled check of one schema. */
 type SchemaCheck = ReturnType<AjvJsonSchemaValidator["getValidator"]>;
 
-/** A process's exposed upstream tools. */
+/** An exposed template that a URI an agent reads falls under, with the upstream's URI. */
+export interface TemplateRead {
+  template: ExposedTemplate;
+  /** The URI as the upstream knows it. */
+  uri: string;
+}
+
+/** A process's exposed upstream capabilities. */
 export class UpstreamExposure {
   readonly #d: ExposureDeps;
   #plan: ExposurePlan;
-  /** The plan's tools as tools/list entries, built once per plan. */
-  #listing: { tier: Tier; entry: Tool }[] = [];
-  readonly #listeners = new Set<() => void>();
-  /** Per server: the pins of the tools it listed last, and when they were read. */
-  readonly #live = new Map<string, { pins: Map<string, string>; at: number }>();
+  /** The plan as list entries, built once per plan. */
+  #listing: {
+    tools: { tier: Tier; entry: Tool }[];
+    prompts: { tier: Tier; entry: Prompt }[];
+    templates: { tier: Tier; entry: ResourceTemplate; match: UriTemplate }[];
+  } = { tools: [], prompts: [], templates: [] };
+  readonly #listeners = new Set<(changed: OfferedLists) => void>();
+  readonly #live: LiveListings;
   readonly #validator = new AjvJsonSchemaValidator();
   /**
    * Compiled schemas by pin and field: a reloaded plan brings new objects of the same
@@ -74,6 +98,7 @@ export class UpstreamExposure {
 
   private constructor(deps: ExposureDeps, plan: ExposurePlan) {
     this.#d = deps;
+    this.#live = new LiveListings(deps);
     this.#plan = plan;
     this.#setPlan(plan);
   }
@@ -85,7 +110,17 @@ export class UpstreamExposure {
 
   /** The tools a session at `tier` is offered, as tools/list entries. */
   tools(tier: Tier): Tool[] {
-    return this.#listing.filter((t) => tierAllows(tier, t.tier)).map((t) => t.entry);
+    return this.#listing.tools.filter((t) => tierAllows(tier, t.tier)).map((t) => t.entry);
+  }
+
+  /** The prompts a session at `tier` is offered, as prompts/list entries. */
+  prompts(tier: Tier): Prompt[] {
+    return this.#listing.prompts.filter((t) => tierAllows(tier, t.tier)).map((t) => t.entry);
+  }
+
+  /** The resource templates a session at `tier` is offered, as resources/templates/list entries. */
+  templates(tier: Tier): ResourceTemplate[] {
+    return this.#listing.templates.filter((t) => tierAllows(tier, t.tier)).map((t) => t.entry);
   }
 
   /** The exposed tool named `name`, whatever its tier; undefined when none. */
@@ -93,19 +128,44 @@ export class UpstreamExposure {
     return this.#plan.tools.find((t) => t.exposed === name);
   }
 
+  /** The exposed prompt named `name`, whatever its tier; undefined when none. */
+  findPrompt(name: string): ExposedPrompt | undefined {
+    return this.#plan.prompts.find((p) => p.exposed === name);
+  }
+
   /**
-   * Why a tool that is not offered cannot be called by this name (changed, revoked, …), or
-   * undefined when no capability would be exposed by it.
+   * The exposed template a URI under `upstream://` falls under, whatever its tier; undefined when
+   * the URI is not under one.
    */
-  withdrawn(name: string): string | undefined {
-    const h = this.#plan.hidden.find((x) => x.exposed === name);
+  findResource(uri: string): TemplateRead | undefined {
+    if (!uri.startsWith(UPSTREAM_URI_PREFIX)) return undefined;
+    for (const [i, t] of this.#plan.templates.entries()) {
+      const head = `${UPSTREAM_URI_PREFIX}${t.server}/`;
+      if (!uri.startsWith(head)) continue;
+      const upstream = uri.slice(head.length);
+      if (this.#listing.templates[i].match.match(upstream) !== null) {
+        return { template: t, uri: upstream };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Why a tool (or prompt) that is not offered cannot be had by this name (changed, revoked, …),
+   * or undefined when no capability would be exposed by it.
+   */
+  withdrawn(name: string, kind: "tool" | "prompt" = "tool"): string | undefined {
+    const h = this.#plan.hidden.find((x) => x.exposed === name && x.kind === kind);
     return h
       ? `${name} is not offered: upstream ${h.server} ${h.kind} ${h.name}: ${h.detail}`
       : undefined;
   }
 
-  /** Calls `listener` when the exposed tools change; returns the function that stops it. */
-  onChange(listener: () => void): () => void {
+  /**
+   * Calls `listener` with the lists that changed when the exposed capabilities change; returns
+   * the function that stops it.
+   */
+  onChange(listener: (changed: OfferedLists) => void): () => void {
     this.#listeners.add(listener);
     if (this.#timer === undefined && this.#d.pollMs > 0) {
       this.#timer = setInterval(() => void this.refresh(), this.#d.pollMs);
@@ -125,10 +185,16 @@ export class UpstreamExposure {
         const next = await this.#d.loadPlan();
         // An unchanged plan comes back as the same object.
         if (next === this.#plan) return;
-        const before = signature(this.#plan);
+        const before = signatures(this.#plan);
         this.#setPlan(next);
-        if (signature(next) !== before) {
-          for (const listener of [...this.#listeners]) listener();
+        const after = signatures(next);
+        const changed: OfferedLists = {
+          tools: after.tools !== before.tools,
+          prompts: after.prompts !== before.prompts,
+          resources: after.resources !== before.resources,
+        };
+        if (changed.tools || changed.prompts || changed.resources) {
+          for (const listener of [...this.#listeners]) listener(changed);
         }
       } catch (err) {
         this.#d.logger.warn("could not reload the exposed upstream tools", {
@@ -142,7 +208,7 @@ export class UpstreamExposure {
   }
 
   /**
-   * An upstream said its tools changed: forget what it listed, look again, tell sessions. One
+   * An upstream said a list changed: forget what it listed, look again, tell sessions. One
    * look per server at a time: notifications arriving meanwhile make one more look after it, so
    * an upstream flooding list_changed gets one tools/list at a time, not one per notification.
    */
@@ -151,12 +217,12 @@ export class UpstreamExposure {
   }
 
   async #relist(server: string): Promise<void> {
-    this.#live.delete(server);
+    this.#live.forget(server);
     try {
       const session = await (await this.#d.connections()).session(server);
-      await this.#liveTools(session);
+      await this.#live.of(session);
     } catch (err) {
-      this.#d.logger.warn("could not re-list an upstream's tools", {
+      this.#d.logger.warn("could not re-list an upstream's capabilities", {
         server,
         error: String(err),
       });
@@ -171,32 +237,33 @@ export class UpstreamExposure {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     this.#validate(tool, "inputSchema", args, "arguments");
-    let session: UpstreamSession;
-    try {
-      session = await (await this.#d.connections()).session(tool.server);
-    } catch (err) {
-      const e = toEngramError(err);
-      throw new EngramError(
-        e.code === "forbidden" ? "forbidden" : "provider_unavailable",
-        `upstream ${tool.server} is unavailable, so ${tool.exposed} cannot run: ${e.message}`,
-        { cause: err },
-      );
-    }
-    const live = (await this.#liveTools(session)).get(tool.tool);
-    if (live === undefined) {
-      throw new EngramError(
-        "forbidden",
-        `upstream ${tool.server} no longer lists ${tool.tool}; its approval no longer holds (review with: engram mcp approvals ${tool.server})`,
-      );
-    }
-    if (live !== tool.pin) {
-      throw new EngramError(
-        "forbidden",
-        `upstream ${tool.server} changed tool ${tool.tool} since it was approved, so ${tool.exposed} is withdrawn; the operator can review it with: engram mcp approvals diff ${tool.server} ${tool.tool}`,
-      );
-    }
+    const session = await this.#checked(tool, { kind: "tool", name: tool.tool });
     const result = await session.callTool(tool.tool, args, options);
-    return this.#shape(tool, result);
+    return withOrigin(this.#shape(tool, result), tool, { tool: tool.tool });
+  }
+
+  /** Gets an exposed prompt for an agent. */
+  async getPrompt(
+    prompt: ExposedPrompt,
+    args: Record<string, string>,
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    const session = await this.#checked(prompt, { kind: "prompt", name: prompt.prompt });
+    const result = await session.getPrompt(prompt.prompt, args, options);
+    return withOrigin(result, prompt, { prompt: prompt.prompt });
+  }
+
+  /** Reads a resource under an exposed template for an agent; its contents keep the agent's URI. */
+  async readResource(read: TemplateRead, options: CallOptions = {}): Promise<ReadResourceResult> {
+    const { template } = read;
+    const session = await this.#checked(template, { kind: "template", name: template.template });
+    const result = await session.readResource(read.uri, options);
+    const head = `${UPSTREAM_URI_PREFIX}${template.server}/`;
+    return withOrigin(
+      { ...result, contents: result.contents.map((c) => ({ ...c, uri: head + c.uri })) },
+      template,
+      { template: template.template },
+    );
   }
 
   /** Stops polling. */
@@ -204,32 +271,41 @@ export class UpstreamExposure {
     this.#stopPolling();
   }
 
-  /** The pins of what `session`'s server lists (read again once its list changed or grew old). */
-  async #liveTools(session: UpstreamSession): Promise<Map<string, string>> {
-    const now = this.#d.now ?? Date.now;
-    const known = this.#live.get(session.name);
-    if (known && now() - known.at < (this.#d.relistMs ?? RELIST_MS)) return known.pins;
-    const entry = (await this.#d.catalog()).find((e) => e.config.name === session.name);
-    const identity = await serverIdentity(entry?.config ?? session.server);
-    const pins = new Map<string, string>();
-    const seen = [];
-    for (const t of await session.listTools()) {
-      const pinned = await pinListed("tool", t, identity);
-      pins.set(t.name, pinned.pin);
-      seen.push({
-        kind: "tool" as const,
-        name: pinned.name,
-        hash: pinned.pin,
-        definition: pinned.definition,
-      });
-    }
-    this.#live.set(session.name, { pins, at: now() });
-    // Other processes (and `engram mcp exposure`) learn of a change from the sightings.
-    await this.#d.sightings.recordSightings(session.name, seen, new Date().toISOString())
-      .catch((err) =>
-        this.#d.logger.warn("could not record what an upstream lists", { error: String(err) })
+  /**
+   * The session of `offered`'s server, once what it lists now shows the approved definition of
+   * `what` (else `forbidden`, saying how to review it).
+   */
+  async #checked(
+    offered: { server: string; exposed: string; pin: string },
+    what: { kind: CapabilityKind; name: string },
+  ): Promise<UpstreamSession> {
+    let session: UpstreamSession;
+    try {
+      session = await (await this.#d.connections()).session(offered.server);
+    } catch (err) {
+      const e = toEngramError(err);
+      throw new EngramError(
+        e.code === "forbidden" ? "forbidden" : "provider_unavailable",
+        `upstream ${offered.server} is unavailable, so ${offered.exposed} cannot run: ${e.message}`,
+        { cause: err },
       );
-    return pins;
+    }
+    const live = (await this.#live.of(session))[what.kind].get(what.name);
+    const named = what.kind === "tool" ? what.name : `${what.kind} ${what.name}`;
+    const kindFlag = what.kind === "tool" ? "" : ` --kind ${what.kind}`;
+    if (live === undefined) {
+      throw new EngramError(
+        "forbidden",
+        `upstream ${offered.server} no longer lists ${named}; its approval no longer holds (review with: engram mcp approvals ${offered.server})`,
+      );
+    }
+    if (live !== offered.pin) {
+      throw new EngramError(
+        "forbidden",
+        `upstream ${offered.server} changed ${what.kind} ${what.name} since it was approved, so ${offered.exposed} is withdrawn; the operator can review it with: engram mcp approvals diff ${offered.server} ${what.name}${kindFlag}`,
+      );
+    }
+    return session;
   }
 
   #shape(tool: ExposedTool, result: CallToolResult): CallToolResult {
@@ -281,7 +357,15 @@ export class UpstreamExposure {
   /** Makes `plan` current: its listing built, compiled schemas of pins it dropped forgotten. */
   #setPlan(plan: ExposurePlan): void {
     this.#plan = plan;
-    this.#listing = plan.tools.map((t) => ({ tier: t.tier, entry: listing(t) }));
+    this.#listing = {
+      tools: plan.tools.map((t) => ({ tier: t.tier, entry: toolEntry(t) })),
+      prompts: plan.prompts.map((p) => ({ tier: p.tier, entry: promptEntry(p) })),
+      templates: plan.templates.map((t) => ({
+        tier: t.tier,
+        entry: templateEntry(t),
+        match: new UriTemplate(t.uriTemplate),
+      })),
+    };
     const pins = new Set(plan.tools.map((t) => t.pin));
     for (const key of this.#checks.keys()) {
       if (!pins.has(key.slice(0, key.indexOf("\u0000")))) this.#checks.delete(key);
@@ -295,15 +379,55 @@ export class UpstreamExposure {
 }
 
 /** The tools/list entry of an exposed tool: its approved definition under its exposed name. */
-function listing(t: ExposedTool): Tool {
+function toolEntry(t: ExposedTool): Tool {
   const d = t.definition as Partial<Tool>;
   return {
     ...d,
     name: t.exposed,
-    description: `${d.description ?? ""}\n\n(upstream ${t.server} tool ${t.tool}, through engram)`
-      .trim(),
+    description: through(d.description, `upstream ${t.server} tool ${t.tool}`),
     inputSchema: (d.inputSchema ?? { type: "object" }) as Tool["inputSchema"],
   } as Tool;
+}
+
+/** The prompts/list entry of an exposed prompt: its approved definition under its exposed name. */
+function promptEntry(p: ExposedPrompt): Prompt {
+  const d = p.definition as Partial<Prompt>;
+  return {
+    ...d,
+    name: p.exposed,
+    description: through(d.description, `upstream ${p.server} prompt ${p.prompt}`),
+  } as Prompt;
+}
+
+/** The resources/templates/list entry of an exposed template: its URIs behind `upstream://`. */
+function templateEntry(t: ExposedTemplate): ResourceTemplate {
+  const d = t.definition as Partial<ResourceTemplate>;
+  return {
+    ...d,
+    uriTemplate: t.exposed,
+    name: `mcp_${t.server}_${t.template}`,
+    description: through(d.description, `upstream ${t.server} resource template ${t.template}`),
+  } as ResourceTemplate;
+}
+
+/** A description with where the capability comes from appended. */
+function through(description: string | undefined, what: string): string {
+  return `${description ?? ""}\n\n(${what}, through engram)`.trim();
+}
+
+/** `result` with `_meta["engram/upstream"]`: whose it is (server, name, trust). */
+function withOrigin<T extends { _meta?: Record<string, unknown> }>(
+  result: T,
+  from: { server: string; trust: string },
+  name: Record<string, string>,
+): T {
+  return {
+    ...result,
+    _meta: {
+      ...result._meta,
+      [UPSTREAM_META]: { server: from.server, ...name, trust: from.trust },
+    },
+  };
 }
 
 function upstreamMisbehaved(tool: ExposedTool, what: string): CallToolResult {
@@ -317,7 +441,13 @@ function upstreamMisbehaved(tool: ExposedTool, what: string): CallToolResult {
   };
 }
 
-/** What listeners care about: names, tiers and pins of the offered tools. */
-function signature(plan: ExposurePlan): string {
-  return plan.tools.map((t) => `${t.exposed}\u0000${t.tier}\u0000${t.pin}`).sort().join("\n");
+/** What listeners care about, per list: names, tiers and pins of what is offered. */
+function signatures(plan: ExposurePlan): { tools: string; prompts: string; resources: string } {
+  const sign = (items: { exposed: string; tier: string; pin: string }[]) =>
+    items.map((t) => `${t.exposed}\u0000${t.tier}\u0000${t.pin}`).sort().join("\n");
+  return {
+    tools: sign(plan.tools),
+    prompts: sign(plan.prompts),
+    resources: sign(plan.templates),
+  };
 }

@@ -8,6 +8,10 @@
  * reference) becomes `${ENGRAM_IMPORT_<SERVER>_<KEY>}`, because no rule can tell a token from a
  * harmless setting and the imported entries are stored in engram's database. The report lists
  * each variable to set; the values stay in the original file.
+ *
+ * Each imported stdio server also lists what its launch will need that the imported entry does
+ * not give it (network for a package runner, the standard sandbox for a host path): see
+ * launch_needs.ts.
  */
 import { envNamePart } from "../../../config/env.ts";
 import {
@@ -20,6 +24,7 @@ import {
 import { EngramError } from "../../../core/errors.ts";
 import { commandChecks, metacharactersIn } from "../launch/command_rules.ts";
 import { parseJsonWithComments } from "./json_with_comments.ts";
+import { type LaunchNeed, launchNeeds } from "./launch_needs.ts";
 
 /** A server the import would add. */
 export interface ImportedServer {
@@ -28,6 +33,8 @@ export interface ImportedServer {
   from: string;
   /** What the import changed or what will still block it (split command, renamed, …). */
   notes: string[];
+  /** What its launch will need beyond the imported entry, each with the command that gives it. */
+  needs: LaunchNeed[];
 }
 
 /** A server the import leaves out, and why. */
@@ -55,10 +62,16 @@ export interface ImportReport {
   secrets: SecretToSet[];
 }
 
+/** Where the launches would run: the data directory (sandboxes live there) and `$HOME` for `~`. */
+export interface ImportSurroundings {
+  dataDir: string;
+  home?: string;
+}
+
 /** Reads and converts an import file; unreadable or non-JSON input is one line naming the file. */
 export async function readImportFile(
   file: string,
-  options: { existingNames?: readonly string[] } = {},
+  options: { existingNames?: readonly string[]; launch?: ImportSurroundings } = {},
 ): Promise<ImportReport> {
   let text: string;
   try {
@@ -70,13 +83,13 @@ export async function readImportFile(
       { cause: err },
     );
   }
-  return parseImport(text, { file, existingNames: options.existingNames });
+  return parseImport(text, { file, existingNames: options.existingNames, launch: options.launch });
 }
 
 /** Converts the text of an import file (see the module doc). */
 export function parseImport(
   text: string,
-  options: { file: string; existingNames?: readonly string[] },
+  options: { file: string; existingNames?: readonly string[]; launch?: ImportSurroundings },
 ): ImportReport {
   const { file } = options;
   const root = parseJsonWithComments(text, {
@@ -125,6 +138,9 @@ export function parseImport(
       config: converted.config,
       from: key,
       notes: [...notes, ...converted.notes],
+      needs: converted.config.transport === "stdio"
+        ? launchNeeds(converted.config, options.launch ?? { dataDir: "" })
+        : [],
     });
     report.secrets.push(...converted.secrets);
   }

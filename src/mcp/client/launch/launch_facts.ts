@@ -1,6 +1,7 @@
 /**
  * @module Gathers the facts the launch rules judge against: the review keys and global allowlist
- * from the config, Deno's run permissions, command locations on PATH, and one bubblewrap probe.
+ * from the config, Deno's run permissions, command locations on PATH, and one sandbox probe
+ * (bubblewrap, and pasta around it for `network: true`).
  * Gather once per process (or per doctor run) and reuse: the probe starts a process.
  */
 import type { EnvSnapshot } from "../../../config/env.ts";
@@ -8,7 +9,7 @@ import { REVIEWED_LAUNCHERS } from "../../../config/permissions.ts";
 import { grantedRunList, runAllowed } from "./allow_run.ts";
 import { locateCommand } from "./command_path.ts";
 import type { LaunchFacts } from "./launch_rules.ts";
-import { probeBubblewrap, type SandboxProbe } from "./sandbox.ts";
+import { probeSandbox, type SandboxProbe } from "./sandbox.ts";
 
 /** The `mcp:` settings the rules read. */
 export interface LaunchSettings {
@@ -16,14 +17,23 @@ export interface LaunchSettings {
   stdio_allowed_commands: readonly string[];
 }
 
-/** Facts for the launch rules. `sandbox` skips the probe (tests, or no restricted server). */
+/**
+ * Facts for the launch rules. `sandbox` skips the probe (tests, or no restricted server);
+ * `configFile` names the config file in messages.
+ */
 export async function gatherLaunchFacts(
   mcp: LaunchSettings,
-  options: { env: EnvSnapshot; dataDir: string; bwrap?: string; sandbox?: SandboxProbe },
+  options: {
+    env: EnvSnapshot;
+    dataDir: string;
+    bwrap?: string;
+    sandbox?: SandboxProbe;
+    configFile?: string;
+  },
 ): Promise<LaunchFacts> {
   const path = options.env.get("PATH");
   const locate = (command: string) => locateCommand(command, path);
-  const sandbox = options.sandbox ?? await probeBubblewrap({ bwrap: options.bwrap, path });
+  const sandbox = options.sandbox ?? await probeSandbox({ bwrap: options.bwrap, path });
   return {
     reviewKeys: mcp.review_keys,
     allowedCommands: mcp.stdio_allowed_commands,
@@ -43,5 +53,13 @@ export async function gatherLaunchFacts(
         return false;
       }
     },
+    realPath: (p) => {
+      try {
+        return Deno.realPathSync(p);
+      } catch {
+        return null;
+      }
+    },
+    ...(options.configFile ? { configFile: options.configFile } : {}),
   };
 }

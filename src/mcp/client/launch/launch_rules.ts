@@ -4,17 +4,13 @@
  * prints each PASS/FAIL with its fix); the first failing one blocks the server, and only it.
  */
 import type { EnvSnapshot } from "../../../config/env.ts";
-import {
-  ABSOLUTE_CWD,
-  type McpServerConfig,
-  type StdioServerConfig,
-} from "../../../config/mcp_servers.ts";
-import { expandHome } from "../../../config/paths.ts";
+import type { McpServerConfig, StdioServerConfig } from "../../../config/mcp_servers.ts";
 import type { CommandLocation } from "./command_path.ts";
 import { commandChecks, fail, type LaunchCheck, pass } from "./command_rules.ts";
+import { cwdCheck, resolveCwd } from "./cwd_rule.ts";
+import { envLoaderCheck } from "./env_loader.ts";
 import { expandValues } from "./launch_env.ts";
-import { manifestDigest } from "./launch_manifest.ts";
-import { findSigner } from "./review_keys.ts";
+import { signatureChecks } from "./signature_rules.ts";
 import { sandboxDirOf, type SandboxProbe, VISIBLE_DIRS, visibleInSandbox } from "./sandbox.ts";
 
 export type { LaunchCheck } from "./command_rules.ts";
@@ -39,6 +35,10 @@ export interface LaunchFacts {
   locate(command: string): CommandLocation | null;
   /** Whether a path is an existing directory. */
   isDirectory(path: string): boolean;
+  /** The real path of an existing path (symlinks followed), or null when it does not exist. */
+  realPath(path: string): string | null;
+  /** The config file the allowlist and review keys come from, for messages; unset when none. */
+  configFile?: string;
 }
 
 /** Every check in order, and the first failing one, if any. */
@@ -51,7 +51,10 @@ export interface LaunchVerdict {
    * (what `doctor` prints and a reviewer signs), so nobody has to compute it again.
    */
   digest?: string;
-  /** Stdio only: the configured `cwd` with `~` expanded, as the rules judged it and it runs. */
+  /**
+   * Stdio only: the configured `cwd` resolved (`~` expanded, `..` folded, symlinks followed), as
+   * the rules judged it and it runs.
+   */
   cwd?: string;
 }
 
@@ -93,17 +96,17 @@ async function stdioChecks(
     ? server.command
     : null;
   const location = command === null ? null : facts.locate(command);
-  const cwd = server.cwd && ABSOLUTE_CWD.test(server.cwd)
-    ? expandHome(server.cwd, facts.env)
-    : undefined;
+  // Resolved before any rule, so every rule judges (and the server runs in) the same folder.
+  const cwd = resolveCwd(server.cwd, facts);
   const checks = [
     ...shape,
     allowlistCheck(server, facts),
     foundCheck(command, location, facts),
-    allowRunCheck(command, location, facts),
+    allowRunCheck(server, { command, location }, facts),
     cwdCheck(server.cwd, cwd, facts),
+    envLoaderCheck(server),
   ];
-  const signature = await signatureChecks(server, command, facts);
+  const signature = await signatureChecks(server, { command, reviewKeys: facts.reviewKeys });
   checks.push(
     ...signature.checks,
     profileCheck(server),
@@ -157,11 +160,17 @@ function foundCheck(
   });
 }
 
+/**
+ * Deno's run permission is the floor under the rules. At start-up engram keeps it only for the
+ * commands of the allowlists, so a refusal names the list that lacks the command: the allowlist
+ * when it is missing there, the binary's baked `--allow-run` list only when the allowlist has it.
+ */
 function allowRunCheck(
-  command: string | null,
-  location: CommandLocation | null,
+  server: StdioServerConfig,
+  found: { command: string | null; location: CommandLocation | null },
   facts: LaunchFacts,
 ): LaunchCheck {
+  const { command, location } = found;
   const rule = "allow_run";
   if (command === null || location === null) {
     return fail(rule, {
@@ -172,95 +181,24 @@ function allowRunCheck(
   if (facts.runAllowed(command)) {
     return pass(rule, `command ${JSON.stringify(command)} is in this binary's allow-run list`);
   }
+  const quoted = JSON.stringify(command);
+  if (
+    !facts.allowedCommands.includes(command) && !server.stdio_allowed_commands.includes(command)
+  ) {
+    const where = facts.configFile ? ` in ${facts.configFile}` : "";
+    return fail(rule, {
+      detail:
+        `command ${quoted} is not in mcp.stdio_allowed_commands or this server's stdio_allowed_commands, so engram did not keep Deno's permission to run it`,
+      fix:
+        `after reviewing it, add ${quoted} to mcp.stdio_allowed_commands${where}, or to this server's stdio_allowed_commands`,
+    });
+  }
   const list = facts.grantedRunList.length ? facts.grantedRunList.join(", ") : "none here";
   return fail(rule, {
     detail: `command ${JSON.stringify(command)} is not in this binary's allow-run list (${list})`,
     fix:
       `use a launcher the binary ships for, or build one that includes it: deno task compile --allow-run=...,${command}`,
   });
-}
-
-function cwdCheck(
-  configured: string | undefined,
-  cwd: string | undefined,
-  facts: LaunchFacts,
-): LaunchCheck {
-  if (configured === undefined) return pass("cwd", "runs in its sandbox directory");
-  if (cwd === undefined) {
-    // Relative to what engram was started in would make the same config run elsewhere.
-    return fail("cwd", {
-      detail: `cwd ${JSON.stringify(configured)} is a relative path`,
-      fix: "write an absolute path, or one starting with ~/",
-    });
-  }
-  if (facts.isDirectory(cwd)) return pass("cwd", `cwd ${JSON.stringify(cwd)} is a directory`);
-  return fail("cwd", {
-    detail: `cwd ${JSON.stringify(cwd)} is not a directory`,
-    fix: "create it or change cwd",
-  });
-}
-
-/** The manifest_digest and manifest_signature checks, and the digest when one can be computed. */
-async function signatureChecks(
-  server: StdioServerConfig,
-  command: string | null,
-  facts: LaunchFacts,
-): Promise<{ checks: LaunchCheck[]; digest?: string }> {
-  const sign = `review the launch and sign it: engram mcp sign ${server.name} --key FILE`;
-  if (command === null) {
-    const why = "cannot be computed until the command is one plain executable";
-    return {
-      checks: [
-        fail("manifest_digest", { detail: `manifest digest ${why}`, fix: "fix command first" }),
-        fail("manifest_signature", {
-          detail: `manifest signature ${why}`,
-          fix: "fix command first",
-        }),
-      ],
-    };
-  }
-  const digest = await manifestDigest({ ...server, command });
-  let digestCheck: LaunchCheck;
-  if (!server.manifest_digest) {
-    digestCheck = fail("manifest_digest", { detail: "manifest_digest is not set", fix: sign });
-  } else if (server.manifest_digest !== digest) {
-    digestCheck = fail("manifest_digest", {
-      detail: `manifest_digest does not match this launch (signed ${
-        server.manifest_digest.slice(0, 19)
-      }…, now ${
-        digest.slice(0, 19)
-      }…): command, args, env keys, cwd, sandbox_profile or network changed since it was signed`,
-      fix: `review the change, then sign again: engram mcp sign ${server.name} --key FILE`,
-    });
-  } else digestCheck = pass("manifest_digest", `manifest_digest matches (${digest})`);
-
-  let signatureCheck: LaunchCheck;
-  if (!server.manifest_signature) {
-    signatureCheck = fail("manifest_signature", {
-      detail: "manifest_signature is not set",
-      fix: sign,
-    });
-  } else if (facts.reviewKeys.length === 0) {
-    signatureCheck = fail("manifest_signature", {
-      detail: "mcp.review_keys is empty, so no signature can be trusted",
-      fix: "add the reviewer's public key to mcp.review_keys (engram mcp keys generate prints it)",
-    });
-  } else {
-    // Verified over the digest of what would run, so a signature never vouches for another launch.
-    const signer = await findSigner(digest, {
-      signature: server.manifest_signature,
-      reviewKeys: facts.reviewKeys,
-    });
-    signatureCheck = signer
-      ? pass("manifest_signature", `signed by ${signer}`)
-      : fail("manifest_signature", {
-        detail:
-          `manifest_signature is not a signature of this launch by any key in mcp.review_keys (${facts.reviewKeys.length} listed)`,
-        fix:
-          `sign with a listed key (engram mcp sign ${server.name} --key FILE) or add the signer's public key to mcp.review_keys`,
-      });
-  }
-  return { checks: [digestCheck, signatureCheck], digest };
 }
 
 function profileCheck(server: StdioServerConfig): LaunchCheck {

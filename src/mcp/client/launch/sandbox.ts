@@ -4,13 +4,19 @@
  * (/usr, the /bin, /sbin and /lib* links or directories, a few /etc files), a private /tmp, /proc
  * and /dev, and one writable directory: the server's own `<data dir>/sandboxes/<server>`.
  * A configured `cwd` is shown read-only. Nothing else of the host (home, engram's database,
- * other servers' directories) exists inside.
+ * other servers' directories) exists inside. With `network: true` and pasta at hand, the network
+ * is a namespace of its own without the host's loopback (sandbox_network.ts); without pasta it is
+ * the host's, loopback included, and `doctor` says so.
  */
 import { joinPath } from "../../../config/paths.ts";
+import { type NetworkProbe, pastaArgs, probePasta } from "./sandbox_network.ts";
 
-/** Whether bubblewrap can run here: its path, or why not and the fix. */
+/**
+ * Whether bubblewrap can run here: its path, or why not and the fix. `network` says whether pasta
+ * gives a sandbox its own network (absent when not probed: the host's network is shared).
+ */
 export type SandboxProbe =
-  | { ok: true; bwrap: string }
+  | { ok: true; bwrap: string; network?: NetworkProbe }
   | { ok: false; reason: string; fix: string };
 
 /** System directories shown read-only (or re-created as the same symlinks on merged-/usr hosts). */
@@ -59,8 +65,60 @@ export function bwrapArgs(
   plan: SandboxPlan,
   run: { command: string; args: readonly string[] },
 ): string[] {
+  return bwrapArgv(plan, run, []);
+}
+
+/** The program engram spawns for a restricted server, and its arguments. */
+export interface SandboxLaunch {
+  program: string;
+  args: string[];
+}
+
+/**
+ * How to start `run` in the sandbox of `plan`: bubblewrap, or — with network and pasta at hand —
+ * pasta around bubblewrap, which then shares pasta's namespace instead of the host's network.
+ * Writes `<data dir>/sandboxes/resolv.conf` when DNS is forwarded.
+ */
+export async function sandboxLaunch(
+  sandbox: Extract<SandboxProbe, { ok: true }>,
+  plan: SandboxPlan,
+  run: { command: string; args: readonly string[] },
+): Promise<SandboxLaunch> {
+  const net = sandbox.network;
+  if (!plan.network || !net?.ok) {
+    return { program: sandbox.bwrap, args: bwrapArgs(plan, run) };
+  }
+  // Inside pasta's user namespace bubblewrap would map the user to root; keep engram's own ids,
+  // read from the directory engram just created (Deno lets no one read /proc/self here).
+  const owner = Deno.statSync(plan.sandboxDir);
+  const extra = owner.uid === null || owner.gid === null
+    ? []
+    : ["--uid", String(owner.uid), "--gid", String(owner.gid)];
+  if (net.resolvConf) {
+    const file = joinPath(sandboxesDirOf(plan.sandboxDir), "resolv.conf");
+    await Deno.writeTextFile(file, net.resolvConf, { mode: 0o644 });
+    extra.push("--ro-bind", file, "/etc/resolv.conf");
+  }
+  return {
+    program: net.pasta,
+    args: pastaArgs(net, [sandbox.bwrap, ...bwrapArgv(plan, run, extra)]),
+  };
+}
+
+/** `<data dir>/sandboxes`, from a server's sandbox directory in it. */
+function sandboxesDirOf(sandboxDir: string): string {
+  return sandboxDir.replace(/\/[^/]+\/?$/, "");
+}
+
+/** bubblewrap's arguments with `extra` (ids, binds) after the system and before the server's dirs. */
+function bwrapArgv(
+  plan: SandboxPlan,
+  run: { command: string; args: readonly string[] },
+  extra: readonly string[],
+): string[] {
   return [
     ...isolationArgs(plan.network),
+    ...extra,
     "--bind",
     plan.sandboxDir,
     plan.sandboxDir,
@@ -173,6 +231,36 @@ export async function probeBubblewrap(
     fix:
       `allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap) ${STANDARD_FIX}`,
   };
+}
+
+/**
+ * Probes bubblewrap and, when it runs, pasta around it (with the sandbox's real flags and network
+ * shared into pasta's namespace), so the facts say both what runs and how the network is given.
+ */
+export async function probeSandbox(
+  options: { bwrap?: string; pasta?: string; path?: string } = {},
+): Promise<SandboxProbe> {
+  const bwrap = await probeBubblewrap(options);
+  if (!bwrap.ok) return bwrap;
+  const inner = [bwrap.bwrap, ...isolationArgs(true), "--", "true"];
+  return { ...bwrap, network: await probePasta(inner, options) };
+}
+
+/**
+ * What to tell an operator about a `restricted` server with `network: true` that shares the
+ * host's network, because pasta cannot be had here: that it can reach every service on the host's
+ * loopback (engram's own HTTP port included), why, and the fix; null when that is not so.
+ */
+export function loopbackWarning(
+  server: { name: string; transport: string; sandbox_profile?: string; network?: boolean },
+  sandbox: SandboxProbe,
+): string | null {
+  if (server.transport !== "stdio" || server.sandbox_profile !== "restricted") return null;
+  if (!server.network || !sandbox.ok || sandbox.network?.ok) return null;
+  const why = sandbox.network?.reason ?? "pasta was not probed";
+  const fix = sandbox.network?.fix ??
+    "install passt (apt-get install passt) to give it a network of its own, or set network: false";
+  return `${server.name} has network: true and shares the host's network (${why}), so it can reach every service on the host's loopback, engram's own HTTP port included; fix: ${fix}`;
 }
 
 /** The sandbox directory of one server: `<data dir>/sandboxes/<server>`. */

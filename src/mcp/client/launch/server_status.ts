@@ -1,11 +1,14 @@
 /**
  * @module What `engram mcp servers` and `doctor` say about each upstream server without connecting:
  * its launch verdict, whether it could start now, and — when blocked — the rule and the fix,
- * worded for where the server is defined (a YAML key names its file and line).
+ * worded for where the server is defined (a YAML key names its file and line), and whether a YAML
+ * entry overrides an imported server of its name. A `restricted` server with `network: true` that
+ * shares the host's network (no pasta here) is said to reach the host's loopback.
  */
 import type { LaunchCheck } from "./command_rules.ts";
 import { evaluateLaunch, type LaunchFacts, type LaunchVerdict } from "./launch_rules.ts";
-import type { CatalogEntry } from "../upstream_catalog.ts";
+import { loopbackWarning } from "./sandbox.ts";
+import { type CatalogEntry, overrideNote } from "../upstream_catalog.ts";
 
 /** Whether a server could start now. */
 export type ServerReadiness = "ready" | "blocked" | "disabled";
@@ -20,6 +23,13 @@ export interface ServerView {
   blocked: LaunchCheck | null;
   /** The manifest digest the launch rules computed (stdio servers whose command is one executable). */
   digest?: string;
+  /** Said of a YAML entry that overrides a stored server of its name, in plain words; else null. */
+  note: string | null;
+  /**
+   * Said of a `restricted` server with `network: true` that shares the host's network because
+   * pasta cannot be had here: it can reach the host's loopback, and the fix; else null.
+   */
+  loopback: string | null;
 }
 
 /** Judges every server against this machine's facts (concurrently: each is independent). */
@@ -44,7 +54,10 @@ async function judgeServer(entry: CatalogEntry, facts: LaunchFacts): Promise<Ser
       blocked: null,
     }
     : await evaluateLaunch(entry.config, facts);
-  const checks = verdict.checks.map((c) => c.ok ? c : { ...c, fix: fixFor(entry, c) });
+  const loopback = entry.problem ? null : loopbackWarning(entry.config, facts.sandbox);
+  const checks = verdict.checks.map((c) =>
+    c.ok ? networkDetail(c, entry, loopback) : { ...c, fix: fixFor(entry, c) }
+  );
   const blocked = checks.find((c) => !c.ok && c.rule !== "enabled") ?? null;
   const enabled = entry.problem ? false : entry.config.enabled;
   return {
@@ -53,6 +66,30 @@ async function judgeServer(entry: CatalogEntry, facts: LaunchFacts): Promise<Ser
     readiness: !enabled ? "disabled" : blocked ? "blocked" : "ready",
     blocked,
     digest: verdict.digest,
+    note: overrideNote(entry),
+    loopback,
+  };
+}
+
+/**
+ * The passing `sandbox` check of a restricted server with network says how it gets its network:
+ * through pasta (without the host's loopback), or the host's own, loopback included.
+ */
+function networkDetail(
+  check: LaunchCheck,
+  entry: CatalogEntry,
+  loopback: string | null,
+): LaunchCheck {
+  const c = entry.config;
+  if (check.rule !== "sandbox" || c.transport !== "stdio") return check;
+  if (c.sandbox_profile !== "restricted" || !c.network) return check;
+  if (loopback) return { ...check, detail: `${check.detail}; warning: ${loopback}` };
+  const own = "network of its own through pasta, without the host's loopback";
+  return {
+    ...check,
+    detail: /network shared/.test(check.detail)
+      ? check.detail.replace(/network shared/, own)
+      : `${check.detail}; ${own}`,
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * @module Starting a stdio upstream server as a process, only after every launch rule passes:
- * minimal environment, only stdin/stdout/stderr, its own session and process group, working
+ * minimal environment, only stdin/stdout/stderr (fd_guard.ts), its own session and process group, working
  * directory `<data dir>/sandboxes/<server>` (0700) unless `cwd` is set, and under `restricted`
  * inside bubblewrap. Stopping follows MCP's stdio shutdown: close stdin, then SIGTERM, then
  * SIGKILL, each to the whole process group, so helpers a server started go with it.
@@ -15,7 +15,8 @@ import {
   type LaunchFacts,
   type LaunchVerdict,
 } from "./launch_rules.ts";
-import { bwrapArgs, prepareSandboxDir } from "./sandbox.ts";
+import { guardedLaunch } from "./fd_guard.ts";
+import { prepareSandboxDir, sandboxLaunch } from "./sandbox.ts";
 
 /** How a server process ended. */
 export interface ProcessExit {
@@ -26,7 +27,7 @@ export interface ProcessExit {
 /** A running stdio server. The MCP client transport sits on `stdin` and `stdout`. */
 export interface StdioProcess {
   readonly server: string;
-  /** The process engram started: the server itself, or bwrap under `restricted`. */
+  /** The process engram started: the server itself, or bwrap (or pasta) under `restricted`. */
   readonly pid: number;
   readonly profile: "restricted" | "standard";
   readonly sandboxDir: string;
@@ -76,14 +77,22 @@ export async function startStdioServer(
     env: facts.env,
     home: restricted ? sandboxDir : undefined,
   });
-  const program = restricted && facts.sandbox.ok ? facts.sandbox.bwrap : command;
-  const args = restricted
-    ? bwrapArgs({ sandboxDir, cwd, network: server.network }, { command, args: server.args })
-    : server.args;
+  // Under restricted: bubblewrap, or pasta around it for a network without the host's loopback.
+  const { program, args } = restricted && facts.sandbox.ok
+    ? await sandboxLaunch(facts.sandbox, { sandboxDir, cwd, network: server.network }, {
+      command,
+      args: server.args,
+    })
+    : { program: command, args: server.args };
+  // Through the guard, Deno checks only perl against the allow-run list: the same check, here.
+  const launch = guardedLaunch(facts, { program, args });
+  if (launch.guarded && !facts.runAllowed(program)) {
+    throw spawnError(server.name, program, new Deno.errors.NotCapable(program));
+  }
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(program, {
-      args,
+    child = new Deno.Command(launch.program, {
+      args: launch.args,
       cwd: restricted ? sandboxDir : cwd ?? sandboxDir,
       clearEnv: true,
       env: vars,
@@ -153,7 +162,8 @@ function track(
 /**
  * Signals the process group through the `kill` program: `Deno.kill` refuses negative pids under a
  * list-valued `--allow-run`. Where `kill` cannot run, only the leader is signalled (under
- * `restricted` that is bwrap, whose PID namespace ends every process inside with it).
+ * `restricted` that is bwrap — or pasta, whose bwrap dies with it — and bwrap's PID namespace
+ * ends every process inside with it).
  */
 async function signalGroup(child: Deno.ChildProcess, signal: Deno.Signal): Promise<void> {
   try {
@@ -235,6 +245,16 @@ const EMPTY = new Uint8Array(0);
 
 function spawnError(server: string, program: string, err: unknown): EngramError {
   const what = `mcp server ${JSON.stringify(server)}: ${JSON.stringify(program)}`;
+  const loader = /with (\S+) environment variable/.exec((err as Error)?.message ?? "")?.[1];
+  if (err instanceof Deno.errors.NotCapable && loader) {
+    // Deno's own floor under allow_env (docs/upstream.md#launch-rules): a loader key needs the
+    // unrestricted --allow-run no engram binary has, whatever the server's allow_env says.
+    return new EngramError(
+      "forbidden",
+      `${what} was not started: Deno refuses to start a program with ${loader} in its environment unless the binary may run every program; remove ${loader} from the server's env`,
+      { cause: err },
+    );
+  }
   if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
     return new EngramError(
       "forbidden",

@@ -25,8 +25,20 @@ type Field = ElicitRequestFormParams["requestedSchema"]["properties"][string];
 export function terminalElicitation(io: LineIO): ElicitFn {
   return async (params, context) => {
     const who = `upstream ${JSON.stringify(context.server)}`;
-    if (params.mode === "url") return await askUrl(io, who, params as ElicitRequestURLParams);
-    return await askForm(io, who, params as ElicitRequestFormParams);
+    // The time ran out or the upstream withdrew the question: say so rather than wait in silence.
+    const closed = () =>
+      void io.write(
+        `\n(${who} no longer waits for this answer: ${
+          neutralise(String(context.signal.reason ?? "cancelled"))
+        })\n`,
+      );
+    context.signal.addEventListener("abort", closed, { once: true });
+    try {
+      if (params.mode === "url") return await askUrl(io, who, params as ElicitRequestURLParams);
+      return await askForm(io, who, params as ElicitRequestFormParams);
+    } finally {
+      context.signal.removeEventListener("abort", closed);
+    }
   };
 }
 

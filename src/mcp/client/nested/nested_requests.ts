@@ -54,6 +54,14 @@ export interface NestedHost {
   elicitModes?: { form: boolean; url: boolean };
 }
 
+/** How elicitations are answered on one connection. */
+export interface AnswerOptions {
+  /** Runs a person's answer with the connection's request timers paused; default: just runs it. */
+  whileAsking?: <T>(ask: () => Promise<T>) => Promise<T>;
+  /** How long a person may take (`mcp.elicitation_timeout_ms`); then the form is cancelled. */
+  elicitationTimeoutMs?: number;
+}
+
 /** A server as nested requests see it. */
 export interface NestedServer {
   name: string;
@@ -79,7 +87,12 @@ export function clientCapabilities(host: NestedHost, server: NestedServer): Clie
  * Installs the answerers on a client built with `clientCapabilities(host, server)` (the SDK
  * refuses a handler for a capability not declared), and a fallback that declines the rest.
  */
-export function answerNestedRequests(client: Client, host: NestedHost, server: NestedServer) {
+export function answerNestedRequests(
+  client: Client,
+  host: NestedHost,
+  server: NestedServer,
+  options: AnswerOptions = {},
+) {
   const declared = clientCapabilities(host, server);
   if (declared.roots) {
     const roots = (host.roots ?? []).map((path) => ({
@@ -109,9 +122,16 @@ export function answerNestedRequests(client: Client, host: NestedHost, server: N
   }
   if (declared.elicitation && host.elicit) {
     const elicit = host.elicit;
+    const whileAsking = options.whileAsking ?? ((ask) => ask());
+    const limit = options.elicitationTimeoutMs;
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params;
-      const result = await elicit(params, { server: server.name, signal: extra.signal });
+      const result = await whileAsking(() =>
+        withinLimit(
+          (signal) => elicit(params, { server: server.name, signal }),
+          { signal: extra.signal, limitMs: limit },
+        )
+      );
       if (params.mode !== "url" && result.action === "accept") {
         const form = params as Extract<ElicitRequestParams, { requestedSchema: unknown }>;
         return { ...result, content: withSchemaDefaults(form.requestedSchema, result.content) };
@@ -122,6 +142,31 @@ export function answerNestedRequests(client: Client, host: NestedHost, server: N
   client.fallbackRequestHandler = (request) => {
     throw rpcError(ErrorCode.MethodNotFound, declineMessage(request.method, server));
   };
+}
+
+/**
+ * A person's answer, or `cancel` once `limitMs` passed without one (the asker is told through the
+ * signal it was given, so a terminal prompt can say so).
+ */
+async function withinLimit(
+  ask: (signal: AbortSignal) => Promise<ElicitResult>,
+  o: { signal: AbortSignal; limitMs?: number },
+): Promise<ElicitResult> {
+  if (o.limitMs === undefined) return await ask(o.signal);
+  const expired = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<ElicitResult>((resolve) => {
+    timer = setTimeout(() => {
+      // Settled before the asker hears of it, so whatever the asker does then comes too late.
+      resolve({ action: "cancel" });
+      expired.abort(`no answer within ${o.limitMs} ms (mcp.elicitation_timeout_ms)`);
+    }, o.limitMs);
+  });
+  try {
+    return await Promise.race([ask(AbortSignal.any([o.signal, expired.signal])), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Why engram does not answer `method` for this server, and how to change that. */

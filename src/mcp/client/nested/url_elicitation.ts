@@ -46,6 +46,27 @@ export class ElicitationCompletions {
   }
 }
 
+/**
+ * The one way asking can fail short of an answer: whoever engram asks (the agent's client) cannot
+ * show a URL — it declared form-only elicitation, or none. `forbidden`, naming the capability.
+ */
+function cannotShowUrl(
+  who: string,
+  o: { what: string; url: string; error: unknown },
+): EngramError {
+  const why = o.error instanceof EngramError
+    ? o.error.message
+    : /URL elicitation/i.test(String((o.error as Error)?.message))
+    ? "it did not declare elicitation.url (it takes forms only)"
+    : neutralise(String((o.error as Error)?.message ?? o.error));
+  return new EngramError(
+    "forbidden",
+    `${who} needs the user to finish a step in a browser before ${o.what} (${
+      neutralise(o.url)
+    }), and the client connected to engram cannot show it: ${why}; use a client that declares the URL mode of elicitation (capabilities.elicitation.url), or run the call from a terminal: engram mcp call`,
+  );
+}
+
 /** What resolving a -32042 needs. */
 export interface UrlElicitationContext {
   server: string;
@@ -79,10 +100,13 @@ export async function resolveUrlElicitations(
   const deadline = AbortSignal.timeout(context.waitMs);
   const signal = context.signal ? AbortSignal.any([deadline, context.signal]) : deadline;
   for (const params of elicitations) {
-    const result = await context.elicit({ ...params, mode: "url" }, {
-      server: context.server,
-      signal,
-    });
+    let result;
+    try {
+      result = await context.elicit({ ...params, mode: "url" }, { server: context.server, signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw cannotShowUrl(who, { what: context.what, url: params.url, error });
+    }
     if (result.action !== "accept") {
       throw new EngramError(
         "forbidden",

@@ -4,7 +4,11 @@
  * which the server is `down` until the next explicit use, which tries again at once. A blocked
  * server is never started and never retried. Status changes go to `onStatus`.
  */
-import { DEFAULT_MAX_RESULT_BYTES, type McpServerConfig } from "../../../config/mcp_servers.ts";
+import {
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  DEFAULT_MAX_RESULT_BYTES,
+  type McpServerConfig,
+} from "../../../config/mcp_servers.ts";
 import { EngramError, toEngramError } from "../../../core/errors.ts";
 import { VERSION } from "../../../version.ts";
 import type { Implementation } from "../../sdk.ts";
@@ -42,6 +46,8 @@ export interface DurableOptions {
   host?: NestedHost;
   backoff?: BackoffOptions;
   stopGraceMs?: number;
+  /** `mcp.elicitation_timeout_ms`; default 10 minutes. */
+  elicitationTimeoutMs?: number;
   clientInfo?: Implementation;
   fetch?: FetchLike;
   onStatus?(change: StatusChange): void;
@@ -134,6 +140,7 @@ export class DurableConnection {
         host: this.#o.host ?? {},
         clientInfo: this.#o.clientInfo ?? CLIENT_INFO,
         stopGraceMs: this.#o.stopGraceMs ?? 500,
+        elicitationTimeoutMs: this.#o.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
         fetch: this.#o.fetch,
         onListChanged: (list) => this.#o.onEvent?.({ kind: "list_changed", list }),
         // Nothing shows an upstream's log messages yet; they are received and dropped.

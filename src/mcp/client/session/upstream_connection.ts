@@ -38,6 +38,7 @@ import {
 } from "../nested/nested_requests.ts";
 import { type ProcessEnd, ProcessTransport } from "../transport/process_transport.ts";
 import { startStdioServer } from "../launch/stdio_process.ts";
+import { AnswerPauses } from "./answer_pauses.ts";
 import { errorText } from "./upstream_errors.ts";
 import { tailExcerpt } from "../upstream_text.ts";
 
@@ -50,16 +51,19 @@ export class UpstreamConnectError extends EngramError {
   readonly phase: ConnectPhase;
   /** The failing launch rule, when the server is blocked (nothing was started). */
   readonly blocked: LaunchCheck | null;
+  /** What a started stdio server wrote to stderr (its latest bytes; untrusted: escape it). */
+  readonly stderr: string;
 
   constructor(
     code: "forbidden" | "provider_unavailable" | "invalid_argument",
     message: string,
-    details: { phase: ConnectPhase; blocked?: LaunchCheck; cause?: unknown },
+    details: { phase: ConnectPhase; blocked?: LaunchCheck; cause?: unknown; stderr?: string },
   ) {
     super(code, message, { cause: details.cause });
     this.name = "UpstreamConnectError";
     this.phase = details.phase;
     this.blocked = details.blocked ?? null;
+    this.stderr = details.stderr ?? "";
   }
 }
 
@@ -86,6 +90,8 @@ export interface ConnectionOptions {
   clientInfo: Implementation;
   /** Grace between the stop steps of a stdio server. */
   stopGraceMs: number;
+  /** How long a person may take to answer one elicitation (`mcp.elicitation_timeout_ms`). */
+  elicitationTimeoutMs: number;
   fetch?: FetchLike;
   onListChanged(list: ChangedList): void;
   onLog(params: { level: string; logger?: string; data: unknown }): void;
@@ -99,6 +105,8 @@ export interface UpstreamConnection {
   readonly client: Client;
   readonly transport: ProcessTransport | HttpClientTransport;
   readonly identity: ServerIdentity;
+  /** Its requests' timers, paused while a person answers an elicitation. */
+  readonly pauses: AnswerPauses;
   /** Whether it is still usable. */
   isOpen(): boolean;
   /**
@@ -159,7 +167,11 @@ export async function openConnection(
   const host = options.host;
   const nested = { name: server.name, sampling: samplingPolicy(server) };
   const client = new Client(options.clientInfo, { capabilities: clientCapabilities(host, nested) });
-  answerNestedRequests(client, host, nested);
+  const pauses = new AnswerPauses();
+  answerNestedRequests(client, host, nested, {
+    whileAsking: (ask) => pauses.whileAsking(ask),
+    elicitationTimeoutMs: options.elicitationTimeoutMs,
+  });
   // Registered directly (not the SDK's listChanged option): it works whatever the server declared.
   client.setNotificationHandler(
     ToolListChangedNotificationSchema,
@@ -217,6 +229,7 @@ export async function openConnection(
     client,
     transport,
     identity,
+    pauses,
     isOpen: () => open,
     ending,
     async close() {
@@ -268,7 +281,14 @@ async function initializeError(
   return new UpstreamConnectError(
     "provider_unavailable",
     `${who} ${what}; check it with: engram mcp doctor ${name}`,
-    { phase: "initialize", cause: error },
+    {
+      phase: "initialize",
+      cause: error,
+      // Also when it did not answer in time: its stderr often says why (a failed download).
+      ...(context.transport instanceof ProcessTransport
+        ? { stderr: context.transport.process.stderrText() }
+        : {}),
+    },
   );
 }
 

@@ -4,7 +4,11 @@
  * discovery runs every server at once, each bounded by its own timeout. Status changes and every
  * upstream request are reported through observer hooks (for `engram mcp servers` and traces).
  */
-import { DEFAULT_REQUEST_TIMEOUT_MS, type McpServerConfig } from "../../../config/mcp_servers.ts";
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type McpServerConfig,
+  serverRequestTimeout,
+} from "../../../config/mcp_servers.ts";
 import { EngramError, toEngramError } from "../../../core/errors.ts";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../../sdk.ts";
 import type { LaunchFacts } from "../launch/launch_rules.ts";
@@ -84,16 +88,22 @@ export class UpstreamConnections {
 
   /**
    * Connects to each server (default all) at once and lists what it offers. Each server has its
-   * own budget of `timeoutMs` (default the request timeout) for connecting and listing, so the
+   * own budget of `timeoutMs` (default its request timeout) for connecting and listing, so the
    * whole takes about as long as the slowest server's budget, never the sum.
    */
   async discover(
     names: readonly string[] = this.names(),
-    options: { timeoutMs?: number } = {},
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<Discovery[]> {
     for (const name of names) this.#config(name);
-    const budget = options.timeoutMs ?? this.#o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    return await Promise.all(names.map((name) => this.#discoverOne(name, budget)));
+    const ceiling = this.#o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    return await Promise.all(names.map((name) =>
+      this.#discoverOne(
+        name,
+        options.timeoutMs ?? serverRequestTimeout(this.#config(name), ceiling),
+        options.signal,
+      )
+    ));
   }
 
   /** Closes every session; no upstream process is left when this resolves. */
@@ -104,7 +114,7 @@ export class UpstreamConnections {
     await Promise.all(sessions.map((s) => s.close()));
   }
 
-  async #discoverOne(name: string, budget: number): Promise<Discovery> {
+  async #discoverOne(name: string, budget: number, signal?: AbortSignal): Promise<Discovery> {
     const started = performance.now();
     const deadline = Date.now() + budget;
     const left = () => Math.max(1, deadline - Date.now());
@@ -122,10 +132,11 @@ export class UpstreamConnections {
     };
     try {
       out.identity = await session.connect({ timeoutMs: left() });
-      out.tools = await session.listTools({ timeoutMs: left() });
-      out.resources = await session.listResources({ timeoutMs: left() });
-      out.resourceTemplates = await session.listResourceTemplates({ timeoutMs: left() });
-      out.prompts = await session.listPrompts({ timeoutMs: left() });
+      // Aborting `signal` cancels the listing in flight upstream.
+      out.tools = await session.listTools({ timeoutMs: left(), signal });
+      out.resources = await session.listResources({ timeoutMs: left(), signal });
+      out.resourceTemplates = await session.listResourceTemplates({ timeoutMs: left(), signal });
+      out.prompts = await session.listPrompts({ timeoutMs: left(), signal });
       out.ok = true;
     } catch (error) {
       out.error = toEngramError(error);

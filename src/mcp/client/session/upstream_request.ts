@@ -84,10 +84,11 @@ export async function sendRequest(conn: UpstreamConnection, call: OutgoingCall):
   // One controller per request, never reused and never aborted after it settles: the SDK's
   // abort listener stays attached, and a late abort would send a stray cancellation.
   const controller = new AbortController();
-  const timer = setTimeout(() => {
+  // Paused while a person answers an elicitation on this connection (answer_pauses.ts).
+  const timer = conn.pauses.timeout(timeoutMs, () => {
     call.aborted = "timeout";
     controller.abort(`engram: no answer within ${timeoutMs} ms`);
-  }, timeoutMs);
+  });
   const cancel = () => {
     if (call.aborted) return;
     call.aborted = "cancelled";
@@ -98,8 +99,9 @@ export async function sendRequest(conn: UpstreamConnection, call: OutgoingCall):
     const request = { method: spec.method, params: spec.params };
     call.result = await conn.client.request(request, spec.schema, {
       signal: controller.signal,
-      // engram's own timer fires first; the SDK's is only a backstop.
-      timeout: timeoutMs + 5000,
+      // engram's own timer decides, and it stands still while a person answers an elicitation,
+      // so the SDK's (which cannot pause) is set as far off as a timer can be.
+      timeout: MAX_TIMER_MS,
       onprogress: call.options.onprogress,
     });
   } catch (error) {
@@ -117,10 +119,13 @@ export async function sendRequest(conn: UpstreamConnection, call: OutgoingCall):
       stray: stdio?.strayOutput() ?? null,
     });
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     caller?.removeEventListener("abort", cancel);
   }
 }
+
+/** The longest delay a timer takes (2^31 - 1 ms, about 24 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 const encoder = new TextEncoder();
 

@@ -6,7 +6,12 @@
  * backoff (1 s doubling to 60 s, 8 attempts), after which the server is `down` until it is used
  * again. Every request is reported to `onCall` (for traces); every failure is an EngramError.
  */
-import { DEFAULT_REQUEST_TIMEOUT_MS, type McpServerConfig } from "../../../config/mcp_servers.ts";
+import {
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type McpServerConfig,
+  serverRequestTimeout,
+} from "../../../config/mcp_servers.ts";
 import { EngramError, toEngramError } from "../../../core/errors.ts";
 import {
   type CallToolResult,
@@ -59,7 +64,7 @@ export interface UpstreamSessionOptions {
   facts: LaunchFacts;
   /** `mcp.max_result_bytes`; default 10 MiB. */
   maxResultBytes?: number;
-  /** `mcp.request_timeout_ms`; default 30 s. */
+  /** `mcp.request_timeout_ms` (a server's own is kept below it); default 30 s. */
   requestTimeoutMs?: number;
   /** Bound on launch + initialize; default the request timeout. */
   connectTimeoutMs?: number;
@@ -68,7 +73,12 @@ export interface UpstreamSessionOptions {
   backoff?: BackoffOptions;
   /** Grace between a stdio server's stop steps; default 500 ms. */
   stopGraceMs?: number;
-  /** How long to wait for a URL elicitation to be completed; default 5 minutes. */
+  /**
+   * `mcp.elicitation_timeout_ms`: how long a person may take to answer an elicitation, during
+   * which request timers stand still; default 10 minutes.
+   */
+  elicitationTimeoutMs?: number;
+  /** How long to wait for a URL elicitation to be completed; default `elicitationTimeoutMs`. */
   elicitationWaitMs?: number;
   clientInfo?: Implementation;
   fetch?: FetchLike;
@@ -91,7 +101,10 @@ export class UpstreamSession {
   constructor(server: McpServerConfig, options: UpstreamSessionOptions) {
     this.server = server;
     this.#o = options;
-    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#timeoutMs = serverRequestTimeout(
+      server,
+      options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    );
     this.#link = new DurableConnection(server, {
       ...options,
       connectTimeoutMs: options.connectTimeoutMs ?? this.#timeoutMs,
@@ -194,7 +207,8 @@ export class UpstreamSession {
         what: spec.what,
         elicit: this.#o.host?.elicit,
         completions: this.#completions,
-        waitMs: this.#o.elicitationWaitMs ?? 300_000,
+        waitMs: this.#o.elicitationWaitMs ?? this.#o.elicitationTimeoutMs ??
+          DEFAULT_ELICITATION_TIMEOUT_MS,
         signal: options.signal,
       });
       return await this.#request<CallToolResult>(spec, options);

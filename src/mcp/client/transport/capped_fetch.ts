@@ -153,7 +153,7 @@ export function sseEventCap(
     // An oversized request or notification from the upstream is never taken for the answer: a
     // request is refused where it can be, a notification dropped. Otherwise the id is read from
     // the event, or is the one request this POST sent.
-    if (isUpstreamInitiated(data)) {
+    if (isUpstreamInitiated(data, tail)) {
       const asked = recoverId(data, tail);
       if (asked !== null) refuse?.(asked, size);
       return;

@@ -12,38 +12,76 @@ const EDGE_BYTES = 256;
 /** Marks the synthetic error in `error.data`, so the session can tell it from an upstream error. */
 const OVERSIZE_MARK = "engram.max_result_bytes";
 
-/** A JSON-RPC id: a number or a JSON string literal. */
-const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
-/** `{"jsonrpc":"2.0","id":…` or `{"id":…` at the very start: the top-level id, unambiguously. */
-const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
+/** A JSON string literal. */
+const STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+/** A JSON value that is not an object or array: the values `jsonrpc`, `id` and `method` take. */
+const SCALAR = String.raw`(?:${STRING}|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)`;
+/** The next `"key":` of an object, at the start of the text. */
+const LEAD_KEY = new RegExp(String.raw`^\s*(${STRING})\s*:\s*`);
+/** A scalar value and what ends it (`,` or `}`), at the start of the text. */
+const LEAD_VALUE = new RegExp(String.raw`^(${SCALAR})\s*([,}])`);
 /**
- * `…"id":N}` at the very end: the SDK writes the result first and the id last. A nested object
- * ending in an `"id"` key would be followed by more than one closing brace, so it cannot match.
+ * The last `,"key":scalar` before the end of the text. Unescaped quotes only delimit strings, so a
+ * match cannot start inside one; and the object's own closing brace was taken off first, so a
+ * nested object ending in the same pair (followed by a second brace) cannot match.
  */
-const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
+const TRAIL_PAIR = new RegExp(String.raw`,\s*(${STRING})\s*:\s*(${SCALAR})\s*$`);
 
-/** The id of a message known only by its first and last bytes, or null. */
-export function recoverId(head: string, tail: string): RequestId | null {
-  const match = HEAD_ID.exec(head) ?? TAIL_ID.exec(tail);
-  if (!match) return null;
+/** Marks a key whose value is an object, an array, or cut off by the edge. */
+const UNREAD = Symbol("unread");
+
+/**
+ * The top-level keys an oversized message shows at its edges: those before its first large value
+ * (read from the head) and those after its last one (from the tail), with their scalar values.
+ * JSON-RPC fixes no key order — the TypeScript SDK writes `method, params, jsonrpc, id`, others
+ * `jsonrpc, id, method, params` — so both edges are read, whatever the order.
+ */
+function edgeKeys(head: string, tail: string): Map<string, unknown> {
+  const keys = new Map<string, unknown>();
+  let rest = /^\s*\{/.exec(head) ? head.slice(head.indexOf("{") + 1) : null;
+  while (rest !== null) {
+    const key = LEAD_KEY.exec(rest);
+    if (!key) break;
+    const name = parseJson(key[1]);
+    rest = rest.slice(key[0].length);
+    const value = LEAD_VALUE.exec(rest);
+    if (typeof name === "string") keys.set(name, value ? parseJson(value[1]) : UNREAD);
+    if (!value || value[2] === "}") break;
+    rest = rest.slice(value[0].length);
+  }
+  let end = /\}\s*$/.exec(tail) ? tail.slice(0, tail.lastIndexOf("}")) : null;
+  while (end !== null) {
+    const pair = TRAIL_PAIR.exec(end);
+    if (!pair) break;
+    const name = parseJson(pair[1]);
+    if (typeof name === "string" && !keys.has(name)) keys.set(name, parseJson(pair[2]));
+    end = end.slice(0, pair.index);
+  }
+  return keys;
+}
+
+function parseJson(text: string): unknown {
   try {
-    const id = JSON.parse(match[1]);
-    return typeof id === "number" || typeof id === "string" ? id : null;
+    return JSON.parse(text);
   } catch {
-    return null;
+    return UNREAD;
   }
 }
 
-/** `{"method"…` (after an optional `"jsonrpc":"2.0",`): a request or notification, not a response. */
-const HEAD_METHOD = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"method"\s*:/;
+/** The id of a message known only by its first and last bytes, or null. */
+export function recoverId(head: string, tail: string): RequestId | null {
+  const id = edgeKeys(head, tail).get("id");
+  return typeof id === "number" || typeof id === "string" ? id : null;
+}
 
 /**
- * Whether an oversized message is a request or notification from the upstream, by its first
- * bytes: those are dropped, never mistaken for the answer to one of our requests (ids of the two
- * directions are separate namespaces, so a matching number proves nothing).
+ * Whether an oversized message is a request or notification from the upstream (it has a
+ * top-level `method`, before or after its large value): those are refused or dropped, never
+ * mistaken for the answer to one of our requests (ids of the two directions are separate
+ * namespaces, so a matching number proves nothing).
  */
-export function isUpstreamInitiated(head: string): boolean {
-  return HEAD_METHOD.test(head);
+export function isUpstreamInitiated(head: string, tail = ""): boolean {
+  return edgeKeys(head, tail).has("method");
 }
 
 /** The error response engram puts in place of an oversized result. */

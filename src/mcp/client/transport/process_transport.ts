@@ -173,7 +173,7 @@ export class ProcessTransport implements Transport {
   }
 
   #oversize(size: number, head: string, tail: string): void {
-    const fromUpstream = isUpstreamInitiated(head);
+    const fromUpstream = isUpstreamInitiated(head, tail);
     const id = recoverId(head, tail);
     if (fromUpstream) {
       // A request gets an error answer; a notification has nobody waiting for it.

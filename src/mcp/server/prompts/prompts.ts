@@ -1,6 +1,7 @@
 /** @module prompts/list and prompts/get: ready-to-send user messages built from brain content. */
 import {
   GetPromptRequestSchema,
+  type GetPromptResult,
   ListPromptsRequestSchema,
   type Prompt,
   type Server,
@@ -16,8 +17,23 @@ import { handleStrictly } from "../strict_handler.ts";
 /** Longest prompt name an audit row records for an unknown prompt. */
 const MAX_AUDIT_NAME = 128;
 
-/** Registers prompts/list and prompts/get for the prompts the caller's tier allows. */
-export function registerPrompts(server: Server, ctx: AuditContext): void {
+/** Prompts offered besides engram's own (approved upstream ones: upstream_offers.ts). */
+export interface MorePrompts {
+  list(): Prompt[];
+  /** Gets prompt `name` when it is one of these (audited there); undefined otherwise. */
+  get(
+    name: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<GetPromptResult> | undefined;
+}
+
+/** Registers prompts/list and prompts/get for the prompts the caller's tier allows (and `more`). */
+export function registerPrompts(
+  server: Server,
+  ctx: AuditContext,
+  o: { more?: MorePrompts } = {},
+): void {
   const visible = PROMPTS.filter((p) => tierAllows(ctx.caller.tier, p.tier));
   const byName = new Map(visible.map((p) => [p.name, p]));
   const listing: Prompt[] = visible.map((p) => ({
@@ -28,12 +44,15 @@ export function registerPrompts(server: Server, ctx: AuditContext): void {
   }));
 
   handleStrictly(server, ListPromptsRequestSchema, (request) => {
-    const { page, nextCursor } = paginate(listing, request.params?.cursor);
+    const all = o.more ? [...listing, ...o.more.list()] : listing;
+    const { page, nextCursor } = paginate(all, request.params?.cursor);
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
   });
 
-  handleStrictly(server, GetPromptRequestSchema, async (request) => {
+  handleStrictly(server, GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: rawArgs } = request.params;
+    const other = o.more?.get(name, rawArgs ?? {}, extra.signal);
+    if (other) return await other;
     const started = performance.now();
     let brainId: string | undefined;
     try {

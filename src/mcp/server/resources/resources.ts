@@ -3,6 +3,7 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
+  type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
   type Server,
@@ -69,8 +70,19 @@ const TEMPLATES: ResourceTemplate[] = [
   },
 ];
 
-/** Registers the resource handlers (subscriptions are in subscriptions.ts). */
-export function registerResources(server: Server, deps: ResourceDeps): void {
+/** Resource templates offered besides engram's own (approved upstream ones: upstream_offers.ts). */
+export interface MoreResources {
+  templates(): ResourceTemplate[];
+  /** Reads `uri` when it falls under one of these (audited there); undefined otherwise. */
+  read(uri: string, signal: AbortSignal): Promise<ReadResourceResult> | undefined;
+}
+
+/** Registers the resource handlers (subscriptions are in subscriptions.ts), with `more` templates. */
+export function registerResources(
+  server: Server,
+  deps: ResourceDeps,
+  o: { more?: MoreResources } = {},
+): void {
   handleStrictly(server, ListResourcesRequestSchema, async (request) => {
     const brains = await deps.service.listBrains(deps.caller).catch((err) => {
       throw toMcpError(err, { serverLogger: deps.serverLogger, what: "resources/list" });
@@ -90,12 +102,15 @@ export function registerResources(server: Server, deps: ResourceDeps): void {
   });
 
   handleStrictly(server, ListResourceTemplatesRequestSchema, (request) => {
-    const { page, nextCursor } = paginate(TEMPLATES, request.params?.cursor);
+    const all = o.more ? [...TEMPLATES, ...o.more.templates()] : TEMPLATES;
+    const { page, nextCursor } = paginate(all, request.params?.cursor);
     return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}) };
   });
 
-  handleStrictly(server, ReadResourceRequestSchema, async (request) => {
+  handleStrictly(server, ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
+    const other = o.more?.read(uri, extra.signal);
+    if (other) return await other;
     const started = performance.now();
     const target = parseResourceUri(uri);
     // The template, not the URI: a URI can carry a search query or a path, which are content.

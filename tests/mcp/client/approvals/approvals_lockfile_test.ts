@@ -81,3 +81,16 @@ Deno.test("a lockfile book: missing file is empty, put writes the file, a missin
   assert.equal(listed[0].expose_tier, "write");
   await assert.rejects(book.replaceAll([]), /mcp\.approvals_lock/);
 });
+
+Deno.test("lockfile: an operator's exposed name (as) is written only when set, and read back", () => {
+  const named = approval("files", "echo", { expose_as: "mcp_my_echo" });
+  const text = lockfileText([named, approval("files", "add")]);
+  assert.equal(text.match(/"as": "mcp_my_echo"/g)?.length, 1);
+  const back = parseLockfile(text, "mcp-lock.json");
+  assert.deepEqual(back.find((a) => a.name === "echo"), named);
+  assert.equal("expose_as" in back.find((a) => a.name === "add")!, false);
+  assert.throws(
+    () => parseLockfile(text.replace("mcp_my_echo", "my echo"), "/repo/mcp-lock.json"),
+    /lockfile \/repo\/mcp-lock\.json:\d+ key servers\.files\.tool:echo\.as: must start with mcp_/,
+  );
+});

@@ -1,6 +1,8 @@
 /** @module Exposed tool names: mcp_<server>_<tool> within the client rule, collisions reported. */
 import assert from "node:assert/strict";
+import { EngramError } from "../../../../src/core/errors.ts";
 import {
+  checkExposedAs,
   exposedName,
   nameExposedTools,
   TOOL_NAME,
@@ -41,4 +43,26 @@ Deno.test("collisions: the first by server and tool keeps the name, the other is
   const reserved = await nameExposedTools([{ server: "s", tool: "t" }], new Set(["mcp_s_t"]));
   assert.equal(reserved.named.length, 0);
   assert.equal(reserved.collisions.length, 1);
+});
+
+Deno.test("--as: an operator's name settles a collision; the name must start mcp_ and fit the rule", async () => {
+  const { named, collisions } = await nameExposedTools([
+    { server: "a_b", tool: "x", as: "mcp_ab_x" },
+    { server: "a", tool: "b_x" },
+  ]);
+  assert.deepEqual(named.map((n) => [n.exposed, n.item.server]), [
+    ["mcp_a_b_x", "a"],
+    ["mcp_ab_x", "a_b"],
+  ]);
+  assert.deepEqual(collisions, []);
+  assert.equal(checkExposedAs("mcp_ab_x"), "mcp_ab_x");
+  for (const bad of ["ab_x", "mcp_", "mcp_a b", `mcp_${"x".repeat(61)}`, "memory_search"]) {
+    assert.throws(() => checkExposedAs(bad), (err: unknown) => {
+      assert.ok(err instanceof EngramError);
+      assert.equal(err.code, "invalid_argument");
+      assert.match(err.message, /must start with mcp_ and be at most 64 of A-Z a-z 0-9 _ -/);
+      return true;
+    });
+  }
+  assert.equal(checkExposedAs(`mcp_${"x".repeat(60)}`).length, 64);
 });

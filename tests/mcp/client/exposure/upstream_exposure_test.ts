@@ -46,12 +46,15 @@ Deno.test("exposure: a silent change of a tool is refused once the listing is re
         server: "files",
         tool: name,
         tier: "read" as const,
+        trust: "user_added" as const,
         definition: pinned.definition,
         pin: pinned.pin,
       };
     };
     const plan: ExposurePlan = {
       tools: [await exposed("echo"), await exposed("change_definitions")],
+      prompts: [],
+      templates: [],
       hidden: [],
     };
     let now = 0;
@@ -81,7 +84,7 @@ Deno.test("exposure: a flood of list_changed gets one tools/list at a time, not 
   const connections = new UpstreamConnections([server], world.facts);
   try {
     const session = await connections.session("files");
-    const plan: ExposurePlan = { tools: [], hidden: [] };
+    const plan: ExposurePlan = { tools: [], prompts: [], templates: [], hidden: [] };
     const exposure = await openExposure(connections, plan, () => 0);
     try {
       const before = JSON.parse(textOf(await session.callTool("stats"))).listings;

@@ -78,3 +78,13 @@ Deno.test("allow-run list: this test process (run with --allow-all) may spawn ev
   ]);
   assert.ok(RUN_CEILING.includes("bwrap") && RUN_CEILING.includes("kill"));
 });
+
+Deno.test("allow-run floor: a loader key the server's allow_env names is still refused by Deno, and said so", async () => {
+  await using dir = await tempDir();
+  const r = await probe(["deno", "kill"], ["engram", dir.path, "deno", "standard", "LD_PRELOAD"]);
+  assert.equal(r.started, false);
+  assert.equal(
+    r.message,
+    `mcp server "floor": "deno" was not started: Deno refuses to start a program with LD_PRELOAD in its environment unless the binary may run every program; remove LD_PRELOAD from the server's env`,
+  );
+});

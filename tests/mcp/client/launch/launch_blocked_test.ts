@@ -9,7 +9,14 @@ import { probeBubblewrap } from "../../../../src/mcp/client/launch/sandbox.ts";
 import { startStdioServer } from "../../../../src/mcp/client/launch/stdio_process.ts";
 import { tempDir } from "../../../helpers.ts";
 import { exists } from "../../../cli/_util.ts";
-import { launchable, signed, stdioServer, testFacts, testSigner } from "../launch_setup.ts";
+import {
+  launchable,
+  signed,
+  signedV1,
+  stdioServer,
+  testFacts,
+  testSigner,
+} from "../launch_setup.ts";
 
 const signer = await testSigner();
 const stranger = await testSigner();
@@ -27,6 +34,8 @@ interface Case {
   server(dir: string, marker: string): Promise<StdioServerConfig>;
   reviewKeys?: string[];
   missingBwrap?: boolean;
+  /** engram's environment for the facts (HOME for the cwd cases). */
+  vars?: (dir: string) => Record<string, string>;
 }
 
 /** `deno eval` that writes the marker: what a real server start would do first. */
@@ -148,6 +157,98 @@ const CASES: Case[] = [
     server: (_d, marker) =>
       launchable(signer, { name: "s", command: "deno", args: writes(marker), cwd: "work" }),
   },
+  ...([
+    ["the root folder", () => "/", /resolves to "\/", which is the root folder/],
+    [
+      "~/../../etc",
+      () => "~/../../etc",
+      /"~\/..\/..\/etc" resolves to "\/etc", which is a system folder/,
+    ],
+    ["a folder under /etc", () => "/etc/ssl", /which is inside the system folder \/etc/],
+    ["the home folder", () => "~", /resolves to ".*\/home", which is the home folder/],
+    ["a parent of the home folder", (d: string) => d, /which is a parent of the home folder/],
+    [
+      "the data folder",
+      (d: string) => `${d}/data/.`,
+      /which is engram's data folder \(its database\)/,
+    ],
+    [
+      "a parent of the data folder (through a symlink)",
+      (d: string) => `${d}/home/link-up`,
+      /link-up" resolves to ".*", which is a parent of (the home folder|engram's data folder)/,
+    ],
+  ] as const).map(([name, cwd, message]): Case => ({
+    name: `cwd ${name}`,
+    rule: "cwd",
+    message: new RegExp(
+      `${message.source}; set cwd to a folder that holds only what the server needs`,
+    ),
+    // A home two levels deep, so that ~/../../etc is /etc itself.
+    vars: (dir) => ({ HOME: name === "~/../../etc" ? "/home/someone" : `${dir}/home` }),
+    server: async (dir, marker) => {
+      await Deno.mkdir(`${dir}/home`, { recursive: true });
+      await Deno.mkdir(`${dir}/data`, { recursive: true });
+      await Deno.symlink("..", `${dir}/home/link-up`).catch(() => {});
+      return await launchable(signer, {
+        name: "s",
+        command: "deno",
+        args: writes(marker),
+        cwd: cwd(dir),
+      });
+    },
+  })),
+  ...["NODE_OPTIONS", "LD_PRELOAD", "PATH", "PYTHONPATH", "npm_config_registry"].map((
+    key,
+  ): Case => ({
+    name: `a loader key ${key} not in allow_env`,
+    rule: "env_loader",
+    message: new RegExp(
+      `env "${key}" steers a loader or interpreter \\(.+\\); remove it from env, or after reviewing its value add it to the server's allow_env \\(allow_env: \\[${key}\\]\\)`,
+    ),
+    server: (dir, marker) =>
+      launchable(signer, {
+        name: "s",
+        command: "deno",
+        args: writes(marker),
+        env: { [key]: key === "PATH" ? `${dir}:/usr/bin:/bin` : `${dir}/evil` },
+        // Allowing another key does not allow this one.
+        allow_env: ["RUBYOPT"],
+      }),
+  })),
+  {
+    name: "an env value changed after signing",
+    rule: "manifest_digest",
+    message:
+      /manifest_digest does not match this launch .*: command, args, env values, allow_env, cwd, sandbox_profile or network changed since it was signed/,
+    server: async (_d, marker) => {
+      const reviewed = await launchable(signer, {
+        name: "s",
+        command: "deno",
+        args: writes(marker),
+        env: { LOG_LEVEL: "info" },
+      });
+      return { ...reviewed, env: { LOG_LEVEL: "debug" } };
+    },
+  },
+  {
+    name: "a launch signed under manifest v1",
+    rule: "manifest_version",
+    message:
+      /signed under manifest v1, which does not cover env values; re-review with engram mcp review s \(or sign it again: engram mcp sign s --key FILE; engram mcp sign --all --key FILE signs every reviewed server\)/,
+    server: (_d, marker) =>
+      signedV1(
+        stdioServer({
+          name: "s",
+          command: "deno",
+          args: writes(marker),
+          env: { LOG_LEVEL: "info" },
+          sandbox_profile: "standard",
+          client_consent: "approved",
+          stdio_allowed_commands: ["deno"],
+        }),
+        signer,
+      ),
+  },
   {
     name: "no manifest digest",
     rule: "manifest_digest",
@@ -264,6 +365,7 @@ for (const c of CASES) {
     const facts = await testFacts(`${dir.path}/data`, {
       reviewKeys: c.reviewKeys ?? [signer.reviewKey],
       ...(c.missingBwrap ? { sandbox: missing } : {}),
+      ...(c.vars ? { vars: c.vars(dir.path) } : {}),
     });
     await assert.rejects(startStdioServer(server, { facts }), (err: unknown) => {
       assert.ok(err instanceof EngramError, String(err));
@@ -318,6 +420,8 @@ Deno.test("launch rules: every check is reported, and only the first failure blo
     "command_found",
     "allow_run",
     "cwd",
+    "env_loader",
+    "manifest_version",
     "manifest_digest",
     "manifest_signature",
     "sandbox_profile",

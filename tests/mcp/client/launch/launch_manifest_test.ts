@@ -4,6 +4,7 @@ import {
   canonicalJson,
   launchManifest,
   manifestDigest,
+  manifestDigestV1,
 } from "../../../../src/mcp/client/launch/launch_manifest.ts";
 import { stdioServer } from "../launch_setup.ts";
 
@@ -40,39 +41,67 @@ Deno.test("JCS: nested structures sort at every level and drop insignificant whi
   );
 });
 
-Deno.test("manifest: the six fields, env keys sorted, cwd null when unset; no env values", () => {
+Deno.test("manifest v2: version, env values as written (never expanded), allow_env sorted, cwd null when unset", () => {
   const server = stdioServer({
     name: "files",
     command: "npx",
     args: ["-y", "@modelcontextprotocol/server-filesystem", "~/notes"],
-    env: { ZED: "${Z}", ALPHA: "secret-value" },
+    env: { ZED: "${Z}", ALPHA: "literal-value" },
+    allow_env: ["PATH", "NODE_OPTIONS", "PATH"],
   });
   const manifest = launchManifest(server);
   assert.deepEqual(manifest, {
+    v: 2,
     command: "npx",
     args: ["-y", "@modelcontextprotocol/server-filesystem", "~/notes"],
-    env_keys: ["ALPHA", "ZED"],
+    env: { ALPHA: "literal-value", ZED: "${Z}" },
+    allow_env: ["NODE_OPTIONS", "PATH"],
     cwd: null,
     sandbox_profile: "restricted",
     network: false,
   });
-  assert.ok(!canonicalJson(manifest).includes("secret-value"));
+  const text = canonicalJson(manifest);
+  assert.ok(text.includes('"ZED":"${Z}"'), "the reference itself is signed, not its value");
+  assert.ok(text.includes('"ALPHA":"literal-value"'));
 });
 
-Deno.test("manifest digest: sha256 of the canonical text, as any tool computes it", async () => {
-  const server = stdioServer({ name: "x", command: "npx", args: ["-y", "pkg"] });
-  const text =
-    '{"args":["-y","pkg"],"command":"npx","cwd":null,"env_keys":[],"network":false,"sandbox_profile":"restricted"}';
-  assert.equal(canonicalJson(launchManifest(server)), text);
-  const out = await new Deno.Command("sha256sum", { stdin: "piped", stdout: "piped" }).spawn();
+/** sha256sum's hex digest of `text`: the digest as any tool computes it. */
+async function sha256sum(text: string): Promise<string> {
+  const out = new Deno.Command("sha256sum", { stdin: "piped", stdout: "piped" }).spawn();
   const writer = out.stdin.getWriter();
   await writer.write(new TextEncoder().encode(text));
   await writer.close();
-  const hex = new TextDecoder().decode((await out.output()).stdout).split(" ")[0];
-  assert.equal(await manifestDigest(server), `sha256:${hex}`);
+  return new TextDecoder().decode((await out.output()).stdout).split(" ")[0];
+}
+
+Deno.test("manifest digest: sha256 of the canonical text, as any tool computes it (the documented example)", async () => {
+  const server = stdioServer({
+    name: "x",
+    command: "npx",
+    args: ["-y", "pkg"],
+    env: { API_KEY: "${PKG_API_KEY}", LOG_LEVEL: "info" },
+  });
+  // docs/upstream.md#the-format shows this very object, spread out.
+  const text =
+    '{"allow_env":[],"args":["-y","pkg"],"command":"npx","cwd":null,"env":{"API_KEY":"${PKG_API_KEY}","LOG_LEVEL":"info"},"network":false,"sandbox_profile":"restricted","v":2}';
+  assert.equal(canonicalJson(launchManifest(server)), text);
+  assert.equal(await manifestDigest(server), `sha256:${await sha256sum(text)}`);
 });
 
-Deno.test("manifest digest: changes with every launch field, not with env values or governance", async () => {
+Deno.test("manifest v1 digest: today's names-only form, kept only to recognise old signatures", async () => {
+  const server = stdioServer({ name: "x", command: "npx", args: ["-y", "pkg"], env: { K: "1" } });
+  // The canonical v1 text, as engram signed it before manifest v2.
+  const v1 =
+    '{"args":["-y","pkg"],"command":"npx","cwd":null,"env_keys":["K"],"network":false,"sandbox_profile":"restricted"}';
+  assert.equal(await manifestDigestV1(server), `sha256:${await sha256sum(v1)}`);
+  assert.equal(
+    await manifestDigestV1({ ...server, env: { K: "2" } }),
+    await manifestDigestV1(server),
+  );
+  assert.notEqual(await manifestDigest(server), await manifestDigestV1(server));
+});
+
+Deno.test("manifest digest: changes with every launch field and every env value, not with governance", async () => {
   const base = stdioServer({ name: "x", command: "npx", args: ["a"], env: { K: "1" } });
   const digest = await manifestDigest(base);
   const variants = [
@@ -80,6 +109,9 @@ Deno.test("manifest digest: changes with every launch field, not with env values
     { ...base, args: ["b"] },
     { ...base, args: ["a", ""] },
     { ...base, env: { K: "1", L: "2" } },
+    { ...base, env: { K: "other value" } },
+    { ...base, env: { K: "${K}" } },
+    { ...base, allow_env: ["NODE_OPTIONS"] },
     { ...base, cwd: "/srv" },
     { ...base, sandbox_profile: "standard" as const },
     { ...base, network: true },
@@ -87,8 +119,8 @@ Deno.test("manifest digest: changes with every launch field, not with env values
   for (const v of variants) assert.notEqual(await manifestDigest(v), digest, JSON.stringify(v));
   for (
     const same of [
-      { ...base, env: { K: "other value" } },
       { ...base, client_consent: "approved" as const, enabled: false, trust: "verified" as const },
+      { ...base, stdio_allowed_commands: ["npx"] },
     ]
   ) assert.equal(await manifestDigest(same), digest);
   assert.match(digest, /^sha256:[0-9a-f]{64}$/);

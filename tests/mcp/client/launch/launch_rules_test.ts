@@ -4,6 +4,7 @@ import { HttpServerSchema } from "../../../../src/config/mcp_servers.ts";
 import { LAUNCH_HELPERS } from "../../../../src/config/permissions.ts";
 import { commandChecks, programName } from "../../../../src/mcp/client/launch/command_rules.ts";
 import { manifestDigest } from "../../../../src/mcp/client/launch/launch_manifest.ts";
+import { loaderKey } from "../../../../src/mcp/client/launch/env_loader.ts";
 import { evaluateLaunch } from "../../../../src/mcp/client/launch/launch_rules.ts";
 import { tempDir } from "../../../helpers.ts";
 import { BWRAP, launchable, stdioServer, testFacts, testSigner } from "../launch_setup.ts";
@@ -212,4 +213,118 @@ Deno.test("command rules: each launch helper is refused with its own fix", () =>
     firstFailure("bwrap")?.fix,
     "set sandbox_profile: restricted and engram runs the server in bubblewrap itself",
   );
+});
+
+Deno.test("env_loader: loader keys are known by name and prefix, without case; others pass", () => {
+  for (
+    const key of [
+      "LD_PRELOAD",
+      "LD_LIBRARY_PATH",
+      "DYLD_INSERT_LIBRARIES",
+      "NODE_OPTIONS",
+      "NODE_PATH",
+      "PYTHONPATH",
+      "PYTHONSTARTUP",
+      "PYTHONHOME",
+      "PERL5OPT",
+      "PERL5LIB",
+      "RUBYOPT",
+      "RUBYLIB",
+      "JAVA_TOOL_OPTIONS",
+      "_JAVA_OPTIONS",
+      "BASH_ENV",
+      "ENV",
+      "PATH",
+      "Path",
+      "GIT_SSH_COMMAND",
+      "GIT_CONFIG_COUNT",
+      "npm_config_registry",
+      "DENO_DIR",
+      "LUA_INIT_5_4",
+    ]
+  ) assert.ok(loaderKey(key), key);
+  for (const key of ["API_KEY", "LOG_LEVEL", "NODE_ENV", "ENVIRONMENT", "GIT_AUTHOR_NAME", "TZ"]) {
+    assert.equal(loaderKey(key), null, key);
+  }
+});
+
+Deno.test("env_loader: a key named in allow_env (exactly as written) passes; the rule comes before the signature", async () => {
+  await using dir = await tempDir();
+  const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
+  const allowed = await launchable(signer, {
+    name: "s",
+    command: "deno",
+    env: { NODE_OPTIONS: "--max-old-space-size=512" },
+    allow_env: ["NODE_OPTIONS"],
+  });
+  const verdict = await evaluateLaunch(allowed, facts);
+  assert.equal(verdict.blocked, null);
+  assert.equal(
+    verdict.checks.find((c) => c.rule === "env_loader")?.detail,
+    "loader keys NODE_OPTIONS are named in allow_env",
+  );
+  // Unsigned, and with a loader key: the loader key is what is reported first.
+  const both = stdioServer({
+    name: "s",
+    command: "deno",
+    stdio_allowed_commands: ["deno"],
+    env: { node_options: "--require ./evil.cjs" },
+    allow_env: ["NODE_OPTIONS"],
+  });
+  const blocked = (await evaluateLaunch(both, facts)).blocked!;
+  assert.equal(blocked.rule, "env_loader");
+  assert.match(blocked.detail, /^env "node_options" steers a loader or interpreter/);
+  assert.match(blocked.fix, /allow_env: \[node_options\]/);
+});
+
+Deno.test("allow_run: the fix names the list that lacks the command", async () => {
+  await using dir = await tempDir();
+  const base = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
+  const facts = { ...base, runAllowed: () => false, configFile: "/etc/engram/engram.yaml" };
+  const unlisted = stdioServer({ name: "s", command: "deno" });
+  const missing = (await evaluateLaunch(unlisted, facts)).checks.find((c) =>
+    c.rule === "allow_run"
+  )!;
+  assert.equal(
+    missing.detail,
+    `command "deno" is not in mcp.stdio_allowed_commands or this server's stdio_allowed_commands, so engram did not keep Deno's permission to run it`,
+  );
+  assert.equal(
+    missing.fix,
+    `after reviewing it, add "deno" to mcp.stdio_allowed_commands in /etc/engram/engram.yaml, or to this server's stdio_allowed_commands`,
+  );
+  assert.ok(!missing.fix.includes("deno task compile"));
+  // Listed, and still not runnable: only then is the binary's baked list the one to change.
+  for (const listed of [{ ...unlisted, stdio_allowed_commands: ["deno"] }]) {
+    const check = (await evaluateLaunch(listed, facts)).checks.find((c) => c.rule === "allow_run")!;
+    assert.match(check.fix, /deno task compile --allow-run=\.\.\.,deno$/);
+  }
+  const global = (await evaluateLaunch(unlisted, { ...facts, allowedCommands: ["deno"] })).checks
+    .find((c) => c.rule === "allow_run")!;
+  assert.match(global.detail, /is not in this binary's allow-run list/);
+});
+
+Deno.test("cwd: resolved before every rule; the verdict's cwd is the real path the server runs in", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/home/projects/notes`, { recursive: true });
+  await Deno.symlink(`${dir.path}/home/projects/notes`, `${dir.path}/home/notes-link`);
+  const facts = await testFacts(`${dir.path}/data`, {
+    reviewKeys: [signer.reviewKey],
+    vars: { HOME: `${dir.path}/home` },
+  });
+  const server = await launchable(signer, {
+    name: "s",
+    command: "deno",
+    cwd: "~/projects/../notes-link",
+  });
+  const verdict = await evaluateLaunch(server, facts);
+  assert.equal(verdict.blocked, null);
+  assert.equal(verdict.cwd, await Deno.realPath(`${dir.path}/home/projects/notes`));
+  // A folder in the home folder is fine; the home folder itself is not.
+  const home = await evaluateLaunch(
+    await launchable(signer, { name: "s", command: "deno", cwd: "~/projects/.." }),
+    facts,
+  );
+  assert.equal(home.blocked?.rule, "cwd");
+  assert.match(home.blocked!.detail, /which is the home folder$/);
 });

@@ -10,8 +10,13 @@ import {
   reviewKeyBytes,
   signDigest,
 } from "../../../../src/mcp/client/launch/review_keys.ts";
+import {
+  canonicalJson,
+  launchManifest,
+  manifestDigest,
+} from "../../../../src/mcp/client/launch/launch_manifest.ts";
 import { tempDir } from "../../../helpers.ts";
-import { testSigner } from "../launch_setup.ts";
+import { stdioServer, testSigner } from "../launch_setup.ts";
 
 const HAS_OPENSSL = await new Deno.Command("openssl", { args: ["version"], stdout: "null" })
   .output().then((o) => o.success, () => false);
@@ -201,19 +206,29 @@ Deno.test({
       ].join("\n"),
       dir.path,
     );
+    // A manifest v2 with a ${VAR} reference and a literal value, as the recipe's reviewer has it.
+    const server = stdioServer({
+      name: "files",
+      command: "npx",
+      args: ["-y", "pkg"],
+      env: { API_KEY: "${PKG_API_KEY}", LOG_LEVEL: "info" },
+    });
+    const canonical = canonicalJson(launchManifest(server));
     const signature = await sh(
       [
-        `printf '%s' '${DIGEST}' > digest.txt`,
+        `printf 'sha256:%s' "$(printf '%s' '${canonical}' | openssl dgst -sha256 -r | cut -d' ' -f1)" > digest.txt`,
         "openssl pkeyutl -sign -inkey reviewer.pem -rawin -in digest.txt | openssl base64 -A; echo",
       ].join("\n"),
       dir.path,
     );
+    const digest = await manifestDigest(server);
+    assert.equal(await Deno.readTextFile(`${dir.path}/digest.txt`), digest);
     assert.match(entry, REVIEW_KEY);
-    assert.equal(await findSigner(DIGEST, { signature, reviewKeys: [entry] }), entry);
+    assert.equal(await findSigner(digest, { signature, reviewKeys: [entry] }), entry);
     // The same PEM works with engram's signing, giving the same (deterministic) signature.
     const signer = await readPrivateKey(`${dir.path}/reviewer.pem`);
     assert.equal(signer.reviewKey, entry);
-    assert.equal(await signDigest(DIGEST, signer), signature);
+    assert.equal(await signDigest(digest, signer), signature);
   },
 });
 

@@ -3,7 +3,20 @@
  * machine without bubblewrap shows), then what a server inside can and cannot reach.
  */
 import assert from "node:assert/strict";
-import { bwrapArgs, probeBubblewrap } from "../../../../src/mcp/client/launch/sandbox.ts";
+import {
+  bwrapArgs,
+  loopbackWarning,
+  probeBubblewrap,
+  probeSandbox,
+  sandboxLaunch,
+  type SandboxProbe,
+} from "../../../../src/mcp/client/launch/sandbox.ts";
+import {
+  DNS_FORWARD_ADDRESS,
+  type NetworkProbe,
+  probePasta,
+  sandboxResolvConf,
+} from "../../../../src/mcp/client/launch/sandbox_network.ts";
 import {
   startStdioServer,
   type StdioProcess,
@@ -93,8 +106,9 @@ async function insideSandbox(
   dataDir: string,
   network: boolean,
   questions: string[],
+  sandbox?: SandboxProbe,
 ): Promise<{ answers: unknown[]; proc: StdioProcess }> {
-  const facts = await testFacts(dataDir, { reviewKeys: [signer.reviewKey] });
+  const facts = await testFacts(dataDir, { reviewKeys: [signer.reviewKey], sandbox });
   const server = await launchable(signer, {
     name: "boxed",
     command: "deno",
@@ -155,16 +169,187 @@ Deno.test({
 });
 
 Deno.test({
-  name: "restricted with network: true reaches the host's loopback",
+  name: "restricted with network: true and no pasta shares the host's network, loopback included",
   ignore: !BWRAP.ok,
   async fn() {
     await using dir = await tempDir();
     using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const accepted = listener.accept().then((c) => c.close());
-    const { answers } = await insideSandbox(`${dir.path}/data`, true, [
-      `connect ${listener.addr.port}`,
-    ]);
+    const withoutPasta: SandboxProbe = {
+      ...(BWRAP as Extract<SandboxProbe, { ok: true }>),
+      network: { ok: false, reason: 'passt is not installed ("pasta" not found)', fix: "x" },
+    };
+    const { answers } = await insideSandbox(
+      `${dir.path}/data`,
+      true,
+      [`connect ${listener.addr.port}`],
+      withoutPasta,
+    );
     await accepted;
-    assert.deepEqual(answers, ["ok"]);
+    assert.deepEqual(answers, ["ok"], "today's behaviour where pasta cannot be had");
+    const server = { name: "boxed", transport: "stdio", sandbox_profile: "restricted" };
+    assert.equal(
+      loopbackWarning({ ...server, network: true }, withoutPasta),
+      `boxed has network: true and shares the host's network (passt is not installed ("pasta" not found)), so it can reach every service on the host's loopback, engram's own HTTP port included; fix: x`,
+    );
   },
+});
+
+/** This machine's sandbox with pasta, probed once; tests that need it say why they skip. */
+const PASTA: SandboxProbe = BWRAP.ok ? await probeSandbox({ path: Deno.env.get("PATH") }) : BWRAP;
+const pastaReady = PASTA.ok && PASTA.network?.ok === true;
+if (BWRAP.ok && PASTA.ok && !PASTA.network?.ok) {
+  console.log(`skipping pasta tests: ${PASTA.network?.reason}`);
+}
+
+Deno.test({
+  name: "restricted with network: true behind pasta cannot reach the host's loopback",
+  ignore: !pastaReady,
+  async fn() {
+    await using dir = await tempDir();
+    using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    // The listener takes whatever arrives, so a connection that got through is seen, not lost.
+    const accepted = listener.accept().then((c) => (c.close(), "accepted"), () => "closed");
+    const { answers } = await insideSandbox(
+      `${dir.path}/data`,
+      true,
+      [`connect ${listener.addr.port}`, "env"],
+      PASTA,
+    );
+    assert.match(String(answers[0]), /^error:/, "the host's 127.0.0.1 is not the sandbox's");
+    listener.close();
+    assert.equal(await accepted, "closed", "nothing reached the host's listener");
+    assert.equal(
+      loopbackWarning(
+        { name: "boxed", transport: "stdio", sandbox_profile: "restricted", network: true },
+        PASTA,
+      ),
+      null,
+    );
+  },
+});
+
+Deno.test("sandbox launch: pasta wraps bubblewrap only for network, with nothing of the host's loopback", async () => {
+  await using dir = await tempDir();
+  const sandboxDir = `${dir.path}/sandboxes/s`;
+  await Deno.mkdir(sandboxDir, { recursive: true });
+  const network: NetworkProbe = {
+    ok: true,
+    pasta: "/usr/bin/pasta",
+    args: ["-f", "-T", "none", "--dns-forward", DNS_FORWARD_ADDRESS],
+    resolvConf: `nameserver ${DNS_FORWARD_ADDRESS}\nsearch lan\n`,
+  };
+  const sandbox = { ok: true as const, bwrap: "/usr/bin/bwrap", network };
+  const run = { command: "npx", args: ["-y", "pkg"] };
+  const offline = await sandboxLaunch(sandbox, { sandboxDir, network: false }, run);
+  assert.equal(offline.program, "/usr/bin/bwrap", "no network: no pasta");
+  assert.ok(!offline.args.includes("--share-net"));
+
+  const online = await sandboxLaunch(sandbox, { sandboxDir, network: true }, run);
+  assert.equal(online.program, "/usr/bin/pasta");
+  const split = online.args.indexOf("--");
+  assert.deepEqual(online.args.slice(0, split), network.args);
+  assert.equal(online.args[split + 1], "/usr/bin/bwrap");
+  const inner = online.args.slice(split + 2);
+  assert.ok(inner.includes("--share-net"), "bubblewrap shares pasta's namespace, not the host's");
+  const owner = Deno.statSync(sandboxDir);
+  assert.deepEqual(inner.slice(inner.indexOf("--uid"), inner.indexOf("--uid") + 4), [
+    "--uid",
+    String(owner.uid),
+    "--gid",
+    String(owner.gid),
+  ]);
+  const resolv = `${dir.path}/sandboxes/resolv.conf`;
+  const bind = inner.lastIndexOf("/etc/resolv.conf");
+  assert.deepEqual(inner.slice(bind - 2, bind + 1), ["--ro-bind", resolv, "/etc/resolv.conf"]);
+  assert.ok(bind > inner.indexOf("--ro-bind-try"), "after the host's resolv.conf: it wins");
+  assert.equal(await Deno.readTextFile(resolv), network.resolvConf);
+  assert.deepEqual(inner.slice(-4), ["--", "npx", "-y", "pkg"]);
+
+  const noDns = await sandboxLaunch(
+    { ...sandbox, network: { ...network, resolvConf: null } },
+    { sandboxDir, network: true },
+    run,
+  );
+  assert.ok(
+    !noDns.args.includes("/etc/resolv.conf") || noDns.args.indexOf("/etc/resolv.conf") <
+        noDns.args.indexOf("--uid"),
+    "only the host's own resolv.conf",
+  );
+
+  const unusable = await sandboxLaunch(
+    { ...sandbox, network: { ok: false, reason: "r", fix: "f" } },
+    { sandboxDir, network: true },
+    run,
+  );
+  assert.equal(unusable.program, "/usr/bin/bwrap", "without pasta: today's shared network");
+  assert.ok(unusable.args.includes("--share-net"));
+});
+
+Deno.test({
+  name: "pasta probe: the real run carries no port forwarding and no gateway mapping",
+  ignore: !pastaReady,
+  fn() {
+    const net = (PASTA as { network: Extract<NetworkProbe, { ok: true }> }).network;
+    for (const [flag, value] of [["-t", "none"], ["-u", "none"], ["-T", "none"], ["-U", "none"]]) {
+      assert.equal(net.args[net.args.indexOf(flag) + 1], value, flag);
+    }
+    assert.ok(net.args.includes("--no-map-gw") && net.args.includes("--config-net"));
+  },
+});
+
+Deno.test("pasta probe: a missing pasta, or one that fails, is reported with the fix", async () => {
+  const inner = ["true"];
+  const missing = await probePasta(inner, { pasta: "/nonexistent/pasta", resolvText: "" });
+  assert.deepEqual(missing, {
+    ok: false,
+    reason: 'passt is not installed ("/nonexistent/pasta" not found)',
+    fix:
+      "install passt (Debian/Ubuntu: apt-get install passt; Fedora: dnf install passt) to give it a network of its own, or set network: false",
+  });
+  await using dir = await tempDir();
+  const fake = `${dir.path}/pasta`;
+  await Deno.writeTextFile(
+    fake,
+    `#!/bin/sh\ncase "$*" in *--runas*) echo "Can't set GID to 0: Operation not permitted" >&2;;\n*) echo 'Failed to open tun socket in namespace\x1b[2J' >&2;; esac\nexit 1\n`,
+    { mode: 0o755 },
+  );
+  const failing = await probePasta(inner, { pasta: fake, resolvText: "" });
+  assert.ok(!failing.ok);
+  assert.equal(
+    failing.reason,
+    'pasta cannot give a sandbox its own network here (exit 1: "Failed to open tun socket in namespace[2J")',
+    "the form that counts for a non-root user is reported; control characters dropped",
+  );
+});
+
+Deno.test("sandbox resolv.conf: only a loopback resolver is forwarded; search and options kept", () => {
+  assert.equal(sandboxResolvConf("nameserver 10.0.0.53\n"), null);
+  assert.equal(sandboxResolvConf("# none\n"), null);
+  assert.equal(sandboxResolvConf("nameserver 192.168.1.1\nnameserver 127.0.0.53\n"), null);
+  assert.equal(
+    sandboxResolvConf("# by resolved\nnameserver 127.0.0.53\noptions edns0 trust-ad\nsearch lan\n"),
+    `nameserver ${DNS_FORWARD_ADDRESS}\n# by resolved\noptions edns0 trust-ad\nsearch lan\n`,
+  );
+  assert.match(sandboxResolvConf("nameserver ::1\n") ?? "", /^nameserver 169\.254\.1\.1\n$/);
+});
+
+Deno.test("loopback warning: only a restricted stdio server with network and no pasta", () => {
+  const noPasta: SandboxProbe = {
+    ok: true,
+    bwrap: "bwrap",
+    network: { ok: false, reason: "r", fix: "f" },
+  };
+  const base = { name: "s", transport: "stdio", sandbox_profile: "restricted", network: true };
+  assert.match(loopbackWarning(base, noPasta) ?? "", /^s has network: true .*loopback.*fix: f$/);
+  assert.equal(loopbackWarning({ ...base, network: false }, noPasta), null);
+  assert.equal(loopbackWarning({ ...base, sandbox_profile: "standard" }, noPasta), null);
+  assert.equal(loopbackWarning({ ...base, transport: "http" }, noPasta), null);
+  assert.equal(
+    loopbackWarning(base, {
+      ...noPasta,
+      network: { ok: true, pasta: "p", args: [], resolvConf: null },
+    }),
+    null,
+  );
 });

@@ -131,6 +131,30 @@ Deno.test("stdio process: minimal environment, own session, sandbox dir 0700, no
   }
 });
 
+for (const profile of ["standard", "restricted"] as const) {
+  Deno.test({
+    name: `stdio process (${profile}): a descriptor engram inherited does not reach the server`,
+    ignore: profile === "restricted" && !BWRAP.ok,
+    async fn() {
+      await using dir = await tempDir();
+      const held = `${dir.path}/held-${token()}.txt`;
+      await Deno.writeTextFile(held, "x");
+      // The shell opens it without close-on-exec, as the agent's client or a supervisor might.
+      const driver = new URL("./inherited_fds_driver.ts", import.meta.url).pathname;
+      const out = await new Deno.Command("sh", {
+        args: ["-c", 'exec "$0" run -A "$1" "$2" 7<"$3"', Deno.execPath(), driver, profile, held],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const { own, child } = JSON.parse(text) as { own: string[]; child: string[] };
+      assert.ok(own.some((t) => t.endsWith(held.split("/").at(-1)!)), `engram holds it: ${own}`);
+      assert.ok(!child.some((t) => t.includes("held-")), `the server holds: ${child.join(", ")}`);
+    },
+  });
+}
+
 Deno.test("stdio process: stderr is kept bounded, latest bytes last", async () => {
   await using dir = await tempDir();
   const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });

@@ -31,6 +31,8 @@ async function nestedSession(
     args?: string[];
     sampling?: { allowed: boolean; max_tokens: number };
     waitMs?: number;
+    requestTimeoutMs?: number;
+    elicitationTimeoutMs?: number;
   } = {},
 ) {
   const server = await fixtureServer(world.signer, "nested", "nested", {
@@ -40,7 +42,10 @@ async function nestedSession(
   return new UpstreamSession(server, {
     facts: world.facts,
     host,
-    requestTimeoutMs: 10_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    // Launching the fixture is not what a short request timeout is about.
+    connectTimeoutMs: 30_000,
+    elicitationTimeoutMs: options.elicitationTimeoutMs,
     elicitationWaitMs: options.waitMs,
   });
 }
@@ -137,6 +142,49 @@ Deno.test("nested: an accepted form gets its schema defaults; without a way to a
     );
   } finally {
     await Promise.all([accepting.close(), nobody.close()]);
+  }
+});
+
+Deno.test("nested: the request timeout stands still while a person answers a form, so a late answer still completes", async () => {
+  await using world = await upstreamWorld();
+  const timeoutMs = 300;
+  const session = await nestedSession(world, {
+    // The person takes three request timeouts to answer.
+    elicit: () =>
+      new Promise((resolve) =>
+        setTimeout(() => resolve({ action: "accept", content: { name: "Late" } }), 3 * timeoutMs)
+      ),
+  }, { requestTimeoutMs: timeoutMs });
+  try {
+    const reply = await ask(session, "ask_form");
+    assert.deepEqual(JSON.parse(reply.text), {
+      action: "accept",
+      content: { ...FORM_DEFAULTS, name: "Late" },
+    });
+  } finally {
+    await session.close();
+  }
+});
+
+Deno.test("nested: a form nobody answers is cancelled after mcp.elicitation_timeout_ms, and the asker is told why", async () => {
+  await using world = await upstreamWorld();
+  let reason = "";
+  const session = await nestedSession(world, {
+    elicit: (_params, context) =>
+      new Promise((_resolve, reject) => {
+        context.signal.addEventListener("abort", () => {
+          reason = String(context.signal.reason);
+          reject(new Error("gave up"));
+        });
+      }),
+  }, { elicitationTimeoutMs: 400 });
+  try {
+    const reply = await ask(session, "ask_form");
+    assert.equal(reply.isError, false, reply.text);
+    assert.deepEqual(JSON.parse(reply.text), { action: "cancel" });
+    assert.equal(reason, "no answer within 400 ms (mcp.elicitation_timeout_ms)");
+  } finally {
+    await session.close();
   }
 });
 

@@ -248,27 +248,35 @@ Deno.test("session: a result over max_result_bytes is refused without holding it
   assert.deepEqual(leftovers(pids), [], "reaped, not zombies");
 });
 
-Deno.test("session: an upstream's own request over max_result_bytes is answered with an error, not left waiting", async () => {
-  await using world = await upstreamWorld();
-  const asks = await fixtureServer(world.signer, "asks", "flooding", {
-    args: ["--mode", "request", "--bytes", String(2 * 1024 * 1024)],
+for (const order of ["method-first", "id-first"] as const) {
+  Deno.test(`session: an upstream's own request over max_result_bytes is answered with an error, not left waiting (${order})`, async () => {
+    await using world = await upstreamWorld();
+    const asks = await fixtureServer(world.signer, "asks", "flooding", {
+      args: [
+        "--mode",
+        "request",
+        "--bytes",
+        String(2 * 1024 * 1024),
+        ...(order === "id-first" ? ["--id-first"] : []),
+      ],
+    });
+    const session = new UpstreamSession(asks, {
+      facts: world.facts,
+      maxResultBytes: 1024 * 1024,
+      requestTimeoutMs: 10_000,
+    });
+    try {
+      const result = await session.callTool("flood");
+      assert.match(
+        textOf(result),
+        /^refused: MCP error -32600: request is 2097\d{3} bytes, over engram's mcp\.max_result_bytes \(1048576\); send less$/,
+      );
+      assert.equal(textOf(await session.callTool("echo", { text: "after" })), "echo: after");
+    } finally {
+      await session.close();
+    }
   });
-  const session = new UpstreamSession(asks, {
-    facts: world.facts,
-    maxResultBytes: 1024 * 1024,
-    requestTimeoutMs: 10_000,
-  });
-  try {
-    const result = await session.callTool("flood");
-    assert.match(
-      textOf(result),
-      /^refused: MCP error -32600: request is 2097\d{3} bytes, over engram's mcp\.max_result_bytes \(1048576\); send less$/,
-    );
-    assert.equal(textOf(await session.callTool("echo", { text: "after" })), "echo: after");
-  } finally {
-    await session.close();
-  }
-});
+}
 
 Deno.test("session: an endless line on stdout ends the session with a clear error; stderr floods are drained", async () => {
   await using world = await upstreamWorld();

@@ -143,6 +143,25 @@ Deno.test("oversize: an upstream's own request or notification is never taken fo
   assert.equal(isUpstreamInitiated('{"jsonrpc":"2.0","method":"notifications/message"'), true);
   assert.equal(isUpstreamInitiated('{"result":{"content":['), false);
   assert.equal(isUpstreamInitiated('{"jsonrpc":"2.0","id":3,"result":'), false);
+  // Whatever the key order: id before method, or method only after the large params.
+  assert.equal(
+    isUpstreamInitiated('{"jsonrpc":"2.0","id":7,"method":"sampling/x","params":{'),
+    true,
+  );
+  assert.equal(recoverId('{"jsonrpc":"2.0","id":7,"method":"sampling/x","params":{', 'zz"}}'), 7);
+  assert.equal(
+    isUpstreamInitiated('{"params":{"a":"', 'zz"},"method":"elicitation/create","id":"r-1"}'),
+    true,
+  );
+  assert.equal(
+    recoverId('{"params":{"a":"', 'zz"},"method":"elicitation/create","id":"r-1"}'),
+    "r-1",
+  );
+  // A nested "method" is not the message's own.
+  assert.equal(
+    isUpstreamInitiated('{"result":{"x":', 'z","method":"m"}},"jsonrpc":"2.0","id":2}'),
+    false,
+  );
   // A huge log notification on the POST stream of request 4 is dropped; request 4 still waits.
   const note = `data: {"method":"notifications/message","params":{"data":"${
     "n".repeat(3000)
