@@ -1,5 +1,6 @@
 /** @module The CLI entry: routes a command line to its command and turns errors into exit codes. */
 import { EngramError, toEngramError } from "../core/errors.ts";
+import { meantName } from "../core/text/edit_distance.ts";
 import { VERSION } from "../version.ts";
 import type { Command, CommandContext } from "./context.ts";
 import { EXIT, exitCodeFor } from "./exit_codes.ts";
@@ -92,7 +93,11 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     }
     const load = COMMANDS[name];
     if (!load) {
-      throw new EngramError("invalid_argument", `unknown command "${name}"; see: engram --help`);
+      const meant = meantName(name, Object.keys(COMMANDS));
+      throw new EngramError(
+        "invalid_argument",
+        `unknown command "${name}"${meant ? `; did you mean "${meant}"?` : ""}; see: engram --help`,
+      );
     }
     return await (await load())(rest, ctx);
   } catch (err) {

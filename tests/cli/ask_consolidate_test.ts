@@ -53,13 +53,15 @@ Deno.test("engram ask: streams an extractive answer with its sources; --json giv
 
 Deno.test("engram consolidate: usage, report, and exit 75 while another pass holds the lock", async () => {
   await using dir = await tempDir();
-  const usage = await runEngram(["consolidate"], { dataDir: dir.path });
-  assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /give exactly one of --brain SLUG or --all/);
+  // Neither flag: the default brain, like every other command.
+  const plain = await runEngram(["consolidate", "--json"], { dataDir: dir.path });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(JSON.parse(plain.stdout).brain_slug, "default");
   const both = await runEngram(["consolidate", "--all", "--brain", "default"], {
     dataDir: dir.path,
   });
   assert.equal(both.code, 2);
+  assert.match(both.stderr, /give --brain SLUG or --all, not both/);
 
   const ok = await runEngram(["consolidate", "--brain", "default", "--json"], {
     dataDir: dir.path,

@@ -96,3 +96,16 @@ Deno.test("remember: --title wins over the front matter's title; --tag adds to i
   assert.equal(doc.path, "/memory/global/my-plan.md");
   assert.deepEqual(doc.metadata, { rating: 5, owner: "ana", tags: "sport,health,running" });
 });
+
+Deno.test("remember of an empty file says it is empty; of a huge one points to engram ingest", async () => {
+  await using dir = await tempDir();
+  const empty = await runEngram(["remember", "/dev/null"], { dataDir: dir.path });
+  assertFails(empty, 2, "/dev/null is empty: there is nothing to remember");
+  await Deno.writeTextFile(`${dir.path}/big.md`, "# Big\n\n" + "word ".repeat(1_000_001));
+  const big = await runEngram(["remember", "big.md"], { dataDir: dir.path });
+  assertFails(
+    big,
+    1,
+    "remember takes at most 5,000,000 — for a larger file use: engram ingest big.md",
+  );
+});

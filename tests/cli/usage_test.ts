@@ -128,6 +128,8 @@ Deno.test("an unknown command exits 2 and points at engram --help", async () => 
   await using dir = await tempDir();
   const r = await runEngram(["bogus"], { dataDir: dir.path });
   assertFails(r, 2, `unknown command "bogus"; see: engram --help`);
+  const typo = await runEngram(["serach", "x"], { dataDir: dir.path });
+  assertFails(typo, 2, `unknown command "serach"; did you mean "search"?; see: engram --help`);
 });
 
 const UNKNOWN_FLAG_CASES: [string[], string][] = [

@@ -10,11 +10,11 @@ import { CLI_CALLER, consolidateSettings, withRuntime } from "../runtime.ts";
 /** Usage of `engram consolidate`. */
 export const CONSOLIDATE_SPEC: CommandSpec = {
   name: "consolidate",
-  usage: "engram consolidate (--brain SLUG | --all) [--dry-run] [--json]",
+  usage: "engram consolidate [--brain SLUG | --all] [--dry-run] [--json]",
   summary:
     "Compile fact and episode summaries, promote facts that recur across sessions to stable notes, and prune old episodes. Safe from cron: no terminal needed; exits 75 when another pass holds the brain's lock.",
   options: {
-    brain: { type: "string", help: "SLUG  the brain to consolidate" },
+    brain: { type: "string", help: "SLUG  the brain to consolidate (default: the default brain)" },
     all: { type: "boolean", help: "consolidate every brain" },
     "dry-run": { type: "boolean", help: "report what would change without changing anything" },
     json: { type: "boolean", help: "print the reports as JSON" },
@@ -27,13 +27,15 @@ export async function consolidateCommand(argv: string[], ctx: CommandContext): P
   const args = parseOrHelp(argv, CONSOLIDATE_SPEC, ctx.out);
   if (!args) return 0;
   const brain = args.values.brain as string | undefined;
-  if ((brain === undefined) === !args.values.all) {
-    throw usageError(CONSOLIDATE_SPEC, "give exactly one of --brain SLUG or --all");
+  const all = Boolean(args.values.all);
+  if (brain !== undefined && all) {
+    throw usageError(CONSOLIDATE_SPEC, "give --brain SLUG or --all, not both");
   }
   return await withRuntime(ctx, configFlags(args.values), async (runtime, config) => {
-    const brains = brain !== undefined
-      ? [brain]
-      : (await runtime.service.listBrains(CLI_CALLER)).map((b) => b.slug);
+    // Without either, the default brain, as every other command (a cron line may name it).
+    const brains: (string | undefined)[] = all
+      ? (await runtime.service.listBrains(CLI_CALLER)).map((b) => b.slug)
+      : [brain];
     const reports: ConsolidationReport[] = [];
     let busy: EngramError | null = null;
     for (const slug of brains) {
@@ -47,12 +49,12 @@ export async function consolidateCommand(argv: string[], ctx: CommandContext): P
         );
       } catch (err) {
         // With --all, one locked brain must not stop the others; the exit code still says so.
-        if (!(err instanceof EngramError && err.code === "busy") || brain !== undefined) throw err;
+        if (!(err instanceof EngramError && err.code === "busy") || !all) throw err;
         busy = err;
         ctx.out.warn(`engram: busy: ${err.message}`);
       }
     }
-    if (args.values.json) ctx.out.json(brain !== undefined ? reports[0] : { reports });
+    if (args.values.json) ctx.out.json(all ? { reports } : reports[0]);
     else {
       for (const r of reports) {
         ctx.out.line(consolidationSummary(r));

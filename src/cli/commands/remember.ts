@@ -1,4 +1,6 @@
 /** @module `engram remember`: store a markdown file or stdin as a document. */
+import { EngramError } from "../../core/errors.ts";
+import { LIMITS } from "../../core/limits.ts";
 import { readNote } from "../../core/markdown/front_matter.ts";
 import { RememberInput } from "../../core/schemas.ts";
 import { decodeUtf8 } from "../../ingest/formats.ts";
@@ -31,7 +33,22 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
   const source = args.positionals[0];
   const bytes = await readInputFile(source, { cwd: ctx.cwd, stdin: ctx.stdin });
   // Stdin and files pass the same text check and front matter reading as `engram ingest`.
-  const note = readNote(decodeUtf8(bytes, source === "-" ? "stdin" : source));
+  const name = source === "-" ? "stdin" : source;
+  const note = readNote(decodeUtf8(bytes, name));
+  // Said here in the user's terms, before the schema's "Too small: expected string…" could.
+  if (note.content.trim() === "") {
+    throw new EngramError("invalid_argument", `${name} is empty: there is nothing to remember`);
+  }
+  if (note.content.length > LIMITS.rememberContentChars) {
+    throw new EngramError(
+      "file_too_large",
+      `${name} holds ${
+        note.content.length.toLocaleString("en-US")
+      } characters; remember takes at most ${
+        LIMITS.rememberContentChars.toLocaleString("en-US")
+      } — for a larger file use: engram ingest ${source === "-" ? "FILE" : source} (up to 25 MiB)`,
+    );
+  }
   const tags = [
     ...new Set([...(note.tags ?? []), ...((args.values.tag as string[] | undefined) ?? [])]),
   ];

@@ -48,3 +48,17 @@ export function nearestNames(wanted: string, names: readonly string[], limit = 3
     .slice(0, limit)
     .map((x) => x.n);
 }
+
+/**
+ * The one of `names` that `wanted` was most likely meant as — containing it or contained in it, or
+ * within a few edits (a third of its length, at least 2) — else undefined: a typo gets a suggestion,
+ * an unrelated word none.
+ */
+export function meantName(wanted: string, names: readonly string[]): string | undefined {
+  const [near] = nearestNames(wanted, names, 1);
+  if (near === undefined) return undefined;
+  const w = wanted.toLowerCase(), n = near.toLowerCase();
+  const close = n.includes(w) || w.includes(n) ||
+    editDistance(w, n) <= Math.max(2, Math.floor(w.length / 3));
+  return close ? near : undefined;
+}

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { EngramError } from "../../core/errors.ts";
-import { editDistance, nearestNames } from "../../core/text/edit_distance.ts";
+import { meantName } from "../../core/text/edit_distance.ts";
 
 /** One key an object schema does not name: where it is, and the keys that object does have. */
 export interface UnknownKey {
@@ -89,22 +89,12 @@ function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
 }
 
-/** The known key `key` was most likely meant as: containing it, or a few edits away; else none. */
-export function meantKey(key: string, known: readonly string[]): string | undefined {
-  const [near] = nearestNames(key, known, 1);
-  if (near === undefined) return undefined;
-  const k = key.toLowerCase(), n = near.toLowerCase();
-  const close = n.includes(k) || k.includes(n) ||
-    editDistance(k, n) <= Math.max(2, Math.floor(k.length / 3));
-  return close ? near : undefined;
-}
-
 /** Throws `invalid_argument` naming each unknown key (up to eight) and the key likely meant. */
 export function refuseUnknownKeys(schema: z.ZodType, value: unknown, tool: string): void {
   const unknown = unknownKeys(schema, value);
   if (unknown.length === 0) return;
   const details = unknown.slice(0, 8).map(({ path, known }) => {
-    const meant = meantKey(path.split(".").pop()!, known);
+    const meant = meantName(path.split(".").pop()!, known);
     const at = path.includes(".") ? path.slice(0, path.lastIndexOf(".")) : tool;
     return `unknown argument "${path}"${meant ? ` (did you mean "${meant}"?)` : ""}; ${at} takes ${
       known.length ? known.join(", ") : "no arguments"

@@ -158,13 +158,13 @@ Deno.test("compile-resource reads only from servers trusted for it, and says how
   const score = JSON.parse((await s.run(["score", "--json"])).stdout);
   assert.deepEqual(score.servers.map((x: { server: string }) => x.server), ["optin"]);
 
-  // A server from the marketplace (or an import) is user_added until the config file says more.
+  // A server from the marketplace (or an import) is user_added until the operator marks it.
   const added = await s.run(["marketplace", "add", "memory"]);
   assert.equal(added.code, 0, added.stderr);
   assertFails(
     await s.run(["compile-resource", "memory", "memory://graph"]),
     1,
-    /forbidden: .* "memory" is user_added \(added from the marketplace\); after reviewing what it serves, define it under mcp\.mcp_servers in the config file with trust: verified or compile: true/,
+    /forbidden: .* "memory" is user_added \(added from the marketplace\); after reviewing what it serves, mark it verified with: engram mcp set memory trust=verified \(or define it under mcp\.mcp_servers in the config file with trust: verified or compile: true, and that entry overrides the one added from the marketplace; its signature and state no longer apply\)/,
   );
 });
 

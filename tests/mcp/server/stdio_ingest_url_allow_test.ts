@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { callErr, connectStdio, tempDir } from "../../helpers.ts";
 
-Deno.test("memory_ingest_url: no allow-host parameter; extra allow keys change nothing and loopback stays refused", async () => {
+Deno.test("memory_ingest_url: no allow-host parameter; extra allow keys are refused and loopback stays refused", async () => {
   await using dir = await tempDir();
   let hits = 0;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
@@ -18,7 +18,7 @@ Deno.test("memory_ingest_url: no allow-host parameter; extra allow keys change n
     const { tools } = await s.client.listTools();
     const tool = tools.find((t) => t.name === "memory_ingest_url")!;
     assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), ["brain", "url"]);
-    const e = await callErr(s.client, "memory_ingest_url", {
+    const extra = await callErr(s.client, "memory_ingest_url", {
       url: `http://${entry}/`,
       allow_host: entry,
       allowHost: entry,
@@ -27,6 +27,12 @@ Deno.test("memory_ingest_url: no allow-host parameter; extra allow keys change n
       "allow-host": [entry],
       allowed_url_hosts: [entry],
     });
+    assert.equal(extra.code, "invalid_argument");
+    assert.match(
+      extra.message,
+      /unknown argument "allow_host"; memory_ingest_url takes url, brain/,
+    );
+    const e = await callErr(s.client, "memory_ingest_url", { url: `http://${entry}/` });
     assert.equal(e.code, "forbidden");
     assert.match(
       e.message,

@@ -5,11 +5,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { EngramError } from "../../../src/core/errors.ts";
-import {
-  meantKey,
-  refuseUnknownKeys,
-  unknownKeys,
-} from "../../../src/mcp/server/unknown_arguments.ts";
+import { meantName } from "../../../src/core/text/edit_distance.ts";
+import { refuseUnknownKeys, unknownKeys } from "../../../src/mcp/server/unknown_arguments.ts";
 import { callErr, callOk, connectStdio, tempDir } from "../../helpers.ts";
 
 const SCHEMA = z.object({
@@ -40,12 +37,12 @@ Deno.test("unknownKeys: top level and nested keys; maps and loose objects take a
   );
 });
 
-Deno.test("meantKey: a near or containing key, never a far one", () => {
+Deno.test("meantName: a near or containing key, never a far one", () => {
   const known = ["query", "brain", "top_k", "scope"];
-  assert.equal(meantKey("topk", known), "top_k");
-  assert.equal(meantKey("qurey", known), "query");
-  assert.equal(meantKey("Brain", known), "brain");
-  assert.equal(meantKey("frobnicate", known), undefined);
+  assert.equal(meantName("topk", known), "top_k");
+  assert.equal(meantName("qurey", known), "query");
+  assert.equal(meantName("Brain", known), "brain");
+  assert.equal(meantName("frobnicate", known), undefined);
 });
 
 Deno.test("refuseUnknownKeys: invalid_argument naming the key, the likely one, and what is taken", () => {

@@ -95,6 +95,8 @@ interface DoctorReport {
   manifest_digest?: string;
   /** Set when a config-file entry overrides an imported server of its name. */
   overrides?: string;
+  /** Set when a restricted server with network can reach the host's loopback (no pasta here). */
+  loopback_warning?: string;
   checks: DoctorCheck[];
 }
 
@@ -119,6 +121,7 @@ function serverReport(v: ServerView, live?: LiveReport): DoctorReport {
       ? { manifest_digest: v.digest }
       : {}),
     ...(v.note ? { overrides: v.note } : {}),
+    ...(v.loopback ? { loopback_warning: v.loopback } : {}),
     checks: [
       ...v.checks.map((check): DoctorCheck => ({
         rule: check.rule,
@@ -134,6 +137,7 @@ function serverReport(v: ServerView, live?: LiveReport): DoctorReport {
 function printReport(ctx: CommandContext, r: DoctorReport): void {
   ctx.out.line(`${r.name} (${r.transport}, ${r.origin}): ${r.status}`);
   if (r.overrides) ctx.out.line(`  note: ${r.overrides}`);
+  if (r.loopback_warning) ctx.out.line(`  warning: ${r.loopback_warning}`);
   const width = Math.max(...r.checks.map((c) => c.rule.length));
   for (const c of r.checks) {
     ctx.out.line(`  ${c.result.padEnd(4)} ${c.rule.padEnd(width)}  ${c.detail}`);

@@ -7,11 +7,9 @@
  *
  * A call, prompt or read checks, before anything reaches the upstream, that what the upstream
  * lists now is what was approved (live_listing.ts: a changed definition is refused and leaves
- * every agent's list). A tool's arguments are validated against the approved input schema, and
- * its result shaped so SDK clients accept it: an error result loses its `structuredContent`, and a
- * success whose `structuredContent` does not match the tool's own `outputSchema` becomes an error
- * result saying so. Every result says whose it is in `_meta["engram/upstream"]` (server, name,
- * trust), so an agent can tell upstream text from the user's own (docs/upstream.md#exposure).
+ * every agent's list). A tool's arguments and result are checked against its approved schemas
+ * (tool_schemas.ts), and every result says whose it is (exposed_entries.ts)
+ * (docs/upstream.md#exposure).
  */
 import { EngramError, toEngramError } from "../../../core/errors.ts";
 import type { Logger } from "../../../core/logger.ts";
@@ -19,7 +17,6 @@ import type { ApprovalStore } from "../../../core/ports/approval_store.ts";
 import { type Tier, tierAllows } from "../../../core/types.ts";
 import { CoalescedRuns } from "../session/coalesced_runs.ts";
 import {
-  AjvJsonSchemaValidator,
   type CallToolResult,
   type GetPromptResult,
   type Prompt,
@@ -28,8 +25,7 @@ import {
   type Tool,
   UriTemplate,
 } from "../../sdk.ts";
-import { TOOL_ERROR_META, type ToolErrorMeta } from "../../server/tool_error.ts";
-import { type OfferedLists, UPSTREAM_META } from "../../server/upstream_tools.ts";
+import type { OfferedLists } from "../../server/upstream_tools.ts";
 import type { CapabilityKind } from "../approvals/capability_pins.ts";
 import {
   type ExposedPrompt,
@@ -38,7 +34,9 @@ import {
   type ExposurePlan,
   UPSTREAM_URI_PREFIX,
 } from "./exposure_plan.ts";
+import { promptEntry, templateEntry, toolEntry, withOrigin } from "./exposed_entries.ts";
 import { LiveListings } from "./live_listing.ts";
+import { ToolSchemas } from "./tool_schemas.ts";
 import type { CatalogEntry } from "../upstream_catalog.ts";
 import type { UpstreamConnections } from "../session/upstream_connections.ts";
 import type { CallOptions } from "../session/upstream_request.ts";
@@ -62,9 +60,6 @@ export interface ExposureDeps {
   now?: () => number;
 }
 
-/** A compiled check of one schema. */
-type SchemaCheck = ReturnType<AjvJsonSchemaValidator["getValidator"]>;
-
 /** An exposed template that a URI an agent reads falls under, with the upstream's URI. */
 export interface TemplateRead {
   template: ExposedTemplate;
@@ -84,13 +79,7 @@ export class UpstreamExposure {
   } = { tools: [], prompts: [], templates: [] };
   readonly #listeners = new Set<(changed: OfferedLists) => void>();
   readonly #live: LiveListings;
-  readonly #validator = new AjvJsonSchemaValidator();
-  /**
-   * Compiled schemas by pin and field: a reloaded plan brings new objects of the same
-   * definitions, and compiling each again would grow the validator's cache for as long as the
-   * process lives. Pins that leave the plan are dropped.
-   */
-  readonly #checks = new Map<string, SchemaCheck>();
+  readonly #schemas = new ToolSchemas();
   #timer?: ReturnType<typeof setInterval>;
   #refreshing: Promise<void> | null = null;
   /** Re-listings after list_changed, one per server at a time. */
@@ -236,10 +225,10 @@ export class UpstreamExposure {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    this.#validate(tool, "inputSchema", args, "arguments");
+    this.#schemas.validate(tool, "inputSchema", args, "arguments");
     const session = await this.#checked(tool, { kind: "tool", name: tool.tool });
     const result = await session.callTool(tool.tool, args, options);
-    return withOrigin(this.#shape(tool, result), tool, { tool: tool.tool });
+    return withOrigin(this.#schemas.shape(tool, result), tool, { tool: tool.tool });
   }
 
   /** Gets an exposed prompt for an agent. */
@@ -308,52 +297,6 @@ export class UpstreamExposure {
     return session;
   }
 
-  #shape(tool: ExposedTool, result: CallToolResult): CallToolResult {
-    if (result.isError) {
-      const { structuredContent: _dropped, ...rest } = result;
-      return rest;
-    }
-    const schema = tool.definition.outputSchema;
-    if (schema === undefined) return result;
-    if (result.structuredContent === undefined) {
-      return upstreamMisbehaved(
-        tool,
-        "returned no structured content although its outputSchema promises it",
-      );
-    }
-    try {
-      this.#validate(tool, "outputSchema", result.structuredContent, "structured content");
-    } catch (err) {
-      return upstreamMisbehaved(tool, (err as Error).message);
-    }
-    return result;
-  }
-
-  #validate(
-    tool: ExposedTool,
-    field: "inputSchema" | "outputSchema",
-    value: unknown,
-    what: string,
-  ): void {
-    const schema = tool.definition[field];
-    if (!schema || typeof schema !== "object") return;
-    const key = `${tool.pin}\u0000${field}`;
-    let check = this.#checks.get(key);
-    if (!check) {
-      check = this.#validator.getValidator(schema as Record<string, unknown>);
-      this.#checks.set(key, check);
-    }
-    const out = check(value);
-    if (!out.valid) {
-      throw new EngramError(
-        field === "inputSchema" ? "invalid_argument" : "provider_unavailable",
-        `${what} of ${tool.exposed} do${
-          what === "arguments" ? "" : "es"
-        } not match its ${field}: ${out.errorMessage}`,
-      );
-    }
-  }
-
   /** Makes `plan` current: its listing built, compiled schemas of pins it dropped forgotten. */
   #setPlan(plan: ExposurePlan): void {
     this.#plan = plan;
@@ -366,79 +309,13 @@ export class UpstreamExposure {
         match: new UriTemplate(t.uriTemplate),
       })),
     };
-    const pins = new Set(plan.tools.map((t) => t.pin));
-    for (const key of this.#checks.keys()) {
-      if (!pins.has(key.slice(0, key.indexOf("\u0000")))) this.#checks.delete(key);
-    }
+    this.#schemas.keep(new Set(plan.tools.map((t) => t.pin)));
   }
 
   #stopPolling(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
   }
-}
-
-/** The tools/list entry of an exposed tool: its approved definition under its exposed name. */
-function toolEntry(t: ExposedTool): Tool {
-  const d = t.definition as Partial<Tool>;
-  return {
-    ...d,
-    name: t.exposed,
-    description: through(d.description, `upstream ${t.server} tool ${t.tool}`),
-    inputSchema: (d.inputSchema ?? { type: "object" }) as Tool["inputSchema"],
-  } as Tool;
-}
-
-/** The prompts/list entry of an exposed prompt: its approved definition under its exposed name. */
-function promptEntry(p: ExposedPrompt): Prompt {
-  const d = p.definition as Partial<Prompt>;
-  return {
-    ...d,
-    name: p.exposed,
-    description: through(d.description, `upstream ${p.server} prompt ${p.prompt}`),
-  } as Prompt;
-}
-
-/** The resources/templates/list entry of an exposed template: its URIs behind `upstream://`. */
-function templateEntry(t: ExposedTemplate): ResourceTemplate {
-  const d = t.definition as Partial<ResourceTemplate>;
-  return {
-    ...d,
-    uriTemplate: t.exposed,
-    name: `mcp_${t.server}_${t.template}`,
-    description: through(d.description, `upstream ${t.server} resource template ${t.template}`),
-  } as ResourceTemplate;
-}
-
-/** A description with where the capability comes from appended. */
-function through(description: string | undefined, what: string): string {
-  return `${description ?? ""}\n\n(${what}, through engram)`.trim();
-}
-
-/** `result` with `_meta["engram/upstream"]`: whose it is (server, name, trust). */
-function withOrigin<T extends { _meta?: Record<string, unknown> }>(
-  result: T,
-  from: { server: string; trust: string },
-  name: Record<string, string>,
-): T {
-  return {
-    ...result,
-    _meta: {
-      ...result._meta,
-      [UPSTREAM_META]: { server: from.server, ...name, trust: from.trust },
-    },
-  };
-}
-
-function upstreamMisbehaved(tool: ExposedTool, what: string): CallToolResult {
-  const message =
-    `upstream ${tool.server} tool ${tool.tool} ${what}; engram does not pass such a result on`;
-  const meta: ToolErrorMeta = { code: "provider_unavailable", retryable: false };
-  return {
-    isError: true,
-    content: [{ type: "text", text: `provider_unavailable: ${message}` }],
-    _meta: { [TOOL_ERROR_META]: meta },
-  };
 }
 
 /** What listeners care about, per list: names, tiers and pins of what is offered. */

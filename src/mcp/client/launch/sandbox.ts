@@ -48,6 +48,12 @@ const ETC_ENTRIES = [
   "timezone",
 ];
 
+/**
+ * What a probe runs inside: `true`, found on the system's PATH (engram's own PATH may name
+ * directories the sandbox does not show).
+ */
+const PROBE_RUN = ["--setenv", "PATH", "/usr/bin:/bin", "--", "true"];
+
 /** Fix shown when bubblewrap cannot be used. */
 const STANDARD_FIX = "or set sandbox_profile: standard for this server";
 
@@ -192,7 +198,7 @@ export async function probeBubblewrap(
   let out: Deno.CommandOutput;
   try {
     out = await new Deno.Command(bwrap, {
-      args: [...isolationArgs(false), "--", "true"],
+      args: [...isolationArgs(false), ...PROBE_RUN],
       clearEnv: true,
       env: { PATH: options.path ?? "/usr/bin:/bin" },
       stdin: "null",
@@ -242,7 +248,7 @@ export async function probeSandbox(
 ): Promise<SandboxProbe> {
   const bwrap = await probeBubblewrap(options);
   if (!bwrap.ok) return bwrap;
-  const inner = [bwrap.bwrap, ...isolationArgs(true), "--", "true"];
+  const inner = [bwrap.bwrap, ...isolationArgs(true), ...PROBE_RUN];
   return { ...bwrap, network: await probePasta(inner, options) };
 }
 

@@ -83,13 +83,14 @@ function networkDetail(
   const c = entry.config;
   if (check.rule !== "sandbox" || c.transport !== "stdio") return check;
   if (c.sandbox_profile !== "restricted" || !c.network) return check;
-  if (loopback) return { ...check, detail: `${check.detail}; warning: ${loopback}` };
-  const own = "network of its own through pasta, without the host's loopback";
+  const how = loopback
+    ? "network shared with the host, its loopback included"
+    : "network of its own through pasta, without the host's loopback";
   return {
     ...check,
     detail: /network shared/.test(check.detail)
-      ? check.detail.replace(/network shared/, own)
-      : `${check.detail}; ${own}`,
+      ? check.detail.replace(/network shared/, how)
+      : `${check.detail}; ${how}`,
   };
 }
 
