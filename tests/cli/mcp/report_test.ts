@@ -154,3 +154,24 @@ Deno.test("engram mcp report: operator actions, with the OS user, the time, the 
   const none = await s.run(["report", "--since", "2999-01-01T00:00:00Z", "--json"]);
   assert.deepEqual(JSON.parse(none.stdout).operator_actions, []);
 });
+
+Deno.test("engram mcp report: approving and revoking are operator actions", async () => {
+  await using s = await upstreamSetup([{ name: "docs", fixture: "well_behaved" }], {
+    env: { USER: "erin" },
+  });
+  await s.approve("docs", { echo: "read" });
+  assert.equal((await s.run(["approvals", "revoke", "docs", "echo"])).code, 0);
+  const actions = JSON.parse((await s.run(["report", "--json"])).stdout).operator_actions;
+  assert.deepEqual(
+    actions.map((a: { user: string; command: string; server: string; changes: string[] }) => [
+      a.user,
+      a.command,
+      a.server,
+      a.changes,
+    ]),
+    [
+      ["erin", "mcp approvals approve", "docs", ["approved tool echo (exposed at read)"]],
+      ["erin", "mcp approvals revoke", "docs", ["revoked tool echo"]],
+    ],
+  );
+});

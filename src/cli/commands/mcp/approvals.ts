@@ -17,6 +17,7 @@ import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { configFlags, type Parsed, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
+import { recordOperatorAction } from "../../operator_audit.ts";
 import { table } from "../../output.ts";
 import { reviewServers, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
@@ -161,6 +162,16 @@ async function approve(
       ...(named ? { expose_as: named } : {}),
     });
   }
+  await recordOperatorAction(u.runtime.audit, {
+    env: ctx.env,
+    command: "mcp approvals approve",
+    server: entry.config.name,
+    changes: targets.map((t) =>
+      `approved ${t.kind} ${t.name}${expose ? ` (exposed at ${expose})` : ""}${
+        as ? ` as ${as}` : ""
+      }`
+    ),
+  });
   const unexposed: string[] = [];
   for (const status of targets) {
     const approvedTier = expose === undefined ? status.approval?.expose_tier : expose;
@@ -205,6 +216,12 @@ async function revoke(
     );
   }
   await book.put({ ...mine[0], state: "revoked", revoked_at: new Date().toISOString() });
+  await recordOperatorAction(u.runtime.audit, {
+    env: ctx.env,
+    command: "mcp approvals revoke",
+    server: entry.config.name,
+    changes: [`revoked ${mine[0].kind} ${name}`],
+  });
   ctx.out.line(`revoked ${mine[0].kind} ${entry.config.name} ${name}`);
   return 0;
 }

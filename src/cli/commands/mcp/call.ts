@@ -4,21 +4,15 @@
  * with progress on a terminal. Upstream text is printed with control characters shown, never
  * obeyed; `--json` prints the result exactly as the server sent it.
  */
-import { resolve } from "node:path";
-import { EngramError } from "../../../core/errors.ts";
-import { nearestNames } from "../../../core/text/edit_distance.ts";
-import { pinListed, serverIdentity } from "../../../mcp/client/approvals/capability_pins.ts";
-import { strictJsonError } from "../../../mcp/client/import/json_with_comments.ts";
 import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
-import type { UpstreamSession } from "../../../mcp/client/session/upstream_session.ts";
 import type { CallToolResult, ReadResourceResult } from "../../../mcp/sdk.ts";
-import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
 import { unlessAborted, untilInterrupted } from "../../interrupt.ts";
 import { terminalProgress } from "../../progress.ts";
-import { connectUpstreams, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
-import { approvalBook } from "../../upstream_wiring.ts";
+import { connectUpstreams, withUpstreams } from "../../upstreams.ts";
+import { checkApproved, readJsonArguments } from "./capability_use.ts";
 
 /** Usage of `engram mcp call`. */
 export const MCP_CALL_SPEC: CommandSpec = {
@@ -53,7 +47,10 @@ export async function mcpCall(argv: string[], ctx: CommandContext): Promise<numb
   const args = parseOrHelp(argv, MCP_CALL_SPEC, ctx.out);
   if (!args) return 0;
   const [name, tool] = args.positionals;
-  const toolArgs = await readArguments(args.values, ctx);
+  const { value: toolArgs } = await readJsonArguments(args.values, ctx, {
+    spec: MCP_CALL_SPEC,
+    of: "tool",
+  });
   const json = args.values.json === true;
   const flags = configFlags(args.values);
   return await untilInterrupted(
@@ -65,9 +62,10 @@ export async function mcpCall(argv: string[], ctx: CommandContext): Promise<numb
         try {
           const session = await unlessAborted(connections.session(entry.config.name), signal);
           await checkApproved(u, session, {
-            tool,
+            kind: "tool",
+            name: tool,
+            listed: await session.listTools({ signal }),
             unapproved: args.values.unapproved === true,
-            signal,
           });
           const progress = terminalProgress(ctx, `${entry.config.name} ${tool}`, json);
           let result: CallToolResult;
@@ -128,80 +126,6 @@ export async function mcpReadResource(argv: string[], ctx: CommandContext): Prom
           await connections.closeAll();
         }
       }),
-  );
-}
-
-/** The tool's arguments from --args or --args-file: a JSON object, or a usage error saying where. */
-async function readArguments(
-  values: Record<string, unknown>,
-  ctx: CommandContext,
-): Promise<Record<string, unknown>> {
-  if (values.args !== undefined && values["args-file"] !== undefined) {
-    throw usageError(MCP_CALL_SPEC, "give --args or --args-file, not both");
-  }
-  let text = values.args as string | undefined;
-  let where = "--args";
-  const file = values["args-file"] as string | undefined;
-  if (file !== undefined) {
-    where = file === "-" ? "stdin" : resolve(ctx.cwd, file);
-    try {
-      text = file === "-" ? await new Response(ctx.stdin).text() : await Deno.readTextFile(where);
-    } catch (err) {
-      throw new EngramError(
-        "invalid_argument",
-        `cannot read --args-file ${where}: ${(err as Error).message}`,
-      );
-    }
-  }
-  if (text === undefined) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw usageError(
-      MCP_CALL_SPEC,
-      `${where} is not JSON: ${strictJsonError(text) ?? "not a JSON value"}`,
-    );
-  }
-  if (!value || typeof value !== "object" || Array.isArray(value)) {
-    throw usageError(MCP_CALL_SPEC, `${where} must be a JSON object of the tool's arguments`);
-  }
-  return value as Record<string, unknown>;
-}
-
-/**
- * The tool exists upstream (else `not_found` with the nearest names) and is approved as listed now
- * (else `forbidden` saying what to do), unless `--unapproved`.
- */
-async function checkApproved(
-  u: UpstreamSetup,
-  session: UpstreamSession,
-  o: { tool: string; unapproved: boolean; signal: AbortSignal },
-): Promise<void> {
-  const tools = await session.listTools({ signal: o.signal });
-  const listed = tools.find((t) => t.name === o.tool);
-  const server = session.name;
-  if (!listed) {
-    const near = nearestNames(o.tool, tools.map((t) => t.name));
-    throw new EngramError(
-      "not_found",
-      `upstream ${server} has no tool "${o.tool}"${
-        near.length ? `; nearest: ${near.join(", ")}` : ""
-      }; list its tools with: engram mcp discover ${server}`,
-    );
-  }
-  if (o.unapproved) return;
-  const live = await pinListed("tool", listed, await serverIdentity(session.server));
-  const approval = await approvalBook(u).find({ server, kind: "tool", name: o.tool });
-  if (approval?.state === "approved" && approval.pin === live.pin) return;
-  const why = !approval
-    ? "is not approved"
-    : approval.state === "revoked"
-    ? "was revoked"
-    : "changed since it was approved (its approval lapsed)";
-  throw new EngramError(
-    "forbidden",
-    `upstream ${server} tool ${o.tool} ${why}; review it with: engram mcp approvals diff ${server} ${o.tool}, approve it with: engram mcp approvals approve ${server} ${o.tool}, or call it once with --unapproved`,
   );
 }
 

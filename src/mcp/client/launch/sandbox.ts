@@ -252,23 +252,6 @@ export async function probeSandbox(
   return { ...bwrap, network: await probePasta(inner, options) };
 }
 
-/**
- * What to tell an operator about a `restricted` server with `network: true` that shares the
- * host's network, because pasta cannot be had here: that it can reach every service on the host's
- * loopback (engram's own HTTP port included), why, and the fix; null when that is not so.
- */
-export function loopbackWarning(
-  server: { name: string; transport: string; sandbox_profile?: string; network?: boolean },
-  sandbox: SandboxProbe,
-): string | null {
-  if (server.transport !== "stdio" || server.sandbox_profile !== "restricted") return null;
-  if (!server.network || !sandbox.ok || sandbox.network?.ok) return null;
-  const why = sandbox.network?.reason ?? "pasta was not probed";
-  const fix = sandbox.network?.fix ??
-    "install passt (apt-get install passt) to give it a network of its own, or set network: false";
-  return `${server.name} has network: true and shares the host's network (${why}), so it can reach every service on the host's loopback, engram's own HTTP port included; fix: ${fix}`;
-}
-
 /** The sandbox directory of one server: `<data dir>/sandboxes/<server>`. */
 export function sandboxDirOf(dataDir: string, server: string): string {
   return joinPath(sandboxesDir(dataDir), server);

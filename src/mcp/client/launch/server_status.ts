@@ -7,7 +7,7 @@
  */
 import type { LaunchCheck } from "./command_rules.ts";
 import { evaluateLaunch, type LaunchFacts, type LaunchVerdict } from "./launch_rules.ts";
-import { loopbackWarning } from "./sandbox.ts";
+import type { SandboxProbe } from "./sandbox.ts";
 import { type CatalogEntry, overrideNote } from "../upstream_catalog.ts";
 
 /** Whether a server could start now. */
@@ -103,4 +103,21 @@ function fixFor(entry: CatalogEntry, check: LaunchCheck): string {
   return `set ${key}: ${want} in ${at.file}:${at.line} (the config file wins over engram mcp ${
     key === "enabled" ? "enable" : "consent"
   })`;
+}
+
+/**
+ * What to tell an operator about a `restricted` server with `network: true` that shares the
+ * host's network, because pasta cannot be had here: that it can reach every service on the host's
+ * loopback (engram's own HTTP port included), why, and the fix; null when that is not so.
+ */
+export function loopbackWarning(
+  server: { name: string; transport: string; sandbox_profile?: string; network?: boolean },
+  sandbox: SandboxProbe,
+): string | null {
+  if (server.transport !== "stdio" || server.sandbox_profile !== "restricted") return null;
+  if (!server.network || !sandbox.ok || sandbox.network?.ok) return null;
+  const why = sandbox.network?.reason ?? "pasta was not probed";
+  const fix = sandbox.network?.fix ??
+    "install passt (apt-get install passt) to give it a network of its own, or set network: false";
+  return `${server.name} has network: true and shares the host's network (${why}), so it can reach every service on the host's loopback, engram's own HTTP port included; fix: ${fix}`;
 }

@@ -3,9 +3,9 @@
  * machine without bubblewrap shows), then what a server inside can and cannot reach.
  */
 import assert from "node:assert/strict";
+import { loopbackWarning } from "../../../../src/mcp/client/launch/server_status.ts";
 import {
   bwrapArgs,
-  loopbackWarning,
   probeBubblewrap,
   probeSandbox,
   sandboxLaunch,
