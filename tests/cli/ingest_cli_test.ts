@@ -17,6 +17,7 @@ interface Summary {
   ingested: number;
   unchanged: number;
   failed: { source: string; error: string }[];
+  skipped: { source: string; reason: string }[];
   duration_ms: number;
   documents: {
     source: string;
@@ -28,11 +29,20 @@ interface Summary {
 }
 
 /** The summary line `engram ingest` prints (the duration varies). */
-function summaryLine(ingested: number, unchanged: number, failed: number, total: number): RegExp {
+function summaryLine(
+  ingested: number,
+  unchanged: number,
+  failed: number,
+  total: number,
+  tail = "",
+): RegExp {
   return new RegExp(
-    `^ingested ${ingested}, unchanged ${unchanged}, failed ${failed} of ${total} in \\d+\\.\\d s\\n$`,
+    `^ingested ${ingested}, unchanged ${unchanged}, failed ${failed} of ${total} in \\d+\\.\\d s${tail}\\n$`,
   );
 }
+
+/** What the vault's walk leaves out, as the summary line says it. */
+const VAULT_SKIPPED = "; skipped 1 of unknown format: photo\\.heic; --as reads them";
 
 /** A data dir with `vault/`: nested folders, unicode names, a pdf, and things the walk skips. */
 async function withVault() {
@@ -68,12 +78,12 @@ Deno.test("engram ingest FOLDER stores every readable file, prints one summary l
   await using v = await withVault();
   const first = await runEngram(["ingest", "vault"], { dataDir: v.dir });
   assertOk(first);
-  assert.match(first.stdout, summaryLine(5, 0, 0, 5));
+  assert.match(first.stdout, summaryLine(5, 0, 0, 5, VAULT_SKIPPED));
   assert.doesNotMatch(first.stdout + first.stderr, /ingesting|█|░/, "no progress bar when piped");
 
   const second = await runEngram(["ingest", v.vault], { dataDir: v.dir });
   assertOk(second);
-  assert.match(second.stdout, summaryLine(0, 5, 0, 5));
+  assert.match(second.stdout, summaryLine(0, 5, 0, 5, VAULT_SKIPPED));
 
   assert.deepEqual(await searchPaths(v.dir, "heron"), ["/ingest/vault/Заметки/日記.md"]);
   assert.deepEqual(await searchPaths(v.dir, "zebrafish"), ["/ingest/vault/projects/census.pdf"]);
@@ -89,9 +99,14 @@ Deno.test("engram ingest --json prints {total, ingested, unchanged, failed, dura
     "duration_ms",
     "failed",
     "ingested",
+    "skipped",
     "total",
     "unchanged",
   ]);
+  assert.deepEqual(s.skipped, [{
+    source: `${v.vault}/attachments/photo.heic`,
+    reason: "unknown format (give --as to read it anyway)",
+  }]);
   assert.equal(s.total, 5);
   assert.equal(s.ingested, 5);
   assert.equal(s.unchanged, 0);
@@ -183,7 +198,11 @@ Deno.test("engram ingest --as: a bogus format is a usage error (exit 2); a real 
 
   // Without --as a folder's unknown formats are skipped, leaving nothing to ingest.
   const none = await runEngram(["ingest", "notes"], { dataDir: dir.path });
-  assertFails(none, 2, "nothing to ingest: the folders hold no readable files");
+  assertFails(
+    none,
+    2,
+    "nothing to ingest: the folders hold no readable files (skipped 1 of unknown format: journal.entry; --as reads them)",
+  );
 
   const r = await runJson<Summary>(["ingest", "notes", "--as", "text", "--json"], {
     dataDir: dir.path,
@@ -205,5 +224,8 @@ Deno.test("engram ingest on a terminal shows a progress bar, then the summary", 
   // The bar is redrawn in place; its last state names the count of files done.
   const screen = r.stdout.replaceAll(new RegExp(ANSI.source, "g"), "");
   assert.match(screen, /ingesting .*5\/5/);
-  assert.match(screen, /ingested 5, unchanged 0, failed 0 of 5 in \d+\.\d s/);
+  assert.match(screen, /ingested 5, unchanged 0, failed 0 of 5 in \d+\.\d s; skipped 1 /);
+  // Nothing of the bar is drawn after the summary.
+  const after = screen.slice(screen.indexOf("ingested 5,"));
+  assert.doesNotMatch(after.split("\n").slice(1).join("\n"), /ingesting|█|░/);
 });

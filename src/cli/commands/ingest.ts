@@ -71,7 +71,7 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
     }
   }
   const started = performance.now();
-  const items = await expand(args.positionals, {
+  const { items, skipped } = await expand(args.positionals, {
     cwd: ctx.cwd,
     glob: args.values.glob as string | undefined,
     exclude: args.values.exclude as string[] | undefined,
@@ -133,15 +133,30 @@ export async function ingestCommand(argv: string[], ctx: CommandContext): Promis
     done.push(...results.filter((r) => r !== undefined));
     progress.done();
   }, { mode: "ingest" });
-  return report(done, { ctx, json: Boolean(args.values.json), ms: performance.now() - started });
+  return report(done, {
+    ctx,
+    skipped,
+    json: Boolean(args.values.json),
+    ms: performance.now() - started,
+  });
 }
 
-/** Turns arguments into files and URLs; a folder becomes its files, stored under /ingest/<folder>/. */
+/** A file of a walked folder that was left out, and why. */
+interface Skipped {
+  source: string;
+  reason: string;
+}
+
+/**
+ * Turns arguments into files and URLs; a folder becomes its files, stored under /ingest/<folder>/.
+ * A folder's files of unknown formats are left out and listed; a file named by itself is not.
+ */
 async function expand(
   sources: string[],
   o: { cwd: string; glob?: string; exclude?: string[]; explicitFormat: boolean },
-): Promise<Item[]> {
+): Promise<{ items: Item[]; skipped: Skipped[] }> {
   const items: Item[] = [];
+  const skipped: Skipped[] = [];
   for (const source of sources) {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
       items.push({ source, kind: "url" });
@@ -156,17 +171,29 @@ async function expand(
     const name = abs.replace(/\/+$/, "").split("/").pop() || "root";
     for (const f of await walkFiles(abs, { glob: o.glob, exclude: o.exclude })) {
       // Without --as, a folder's files of unknown formats are skipped rather than failed.
-      if (!o.explicitFormat && !knownFormat(f.rel)) continue;
+      if (!o.explicitFormat && !knownFormat(f.rel)) {
+        skipped.push({ source: f.path, reason: "unknown format (give --as to read it anyway)" });
+        continue;
+      }
       items.push({ source: f.path, kind: "file", path: `/ingest/${name}/${f.rel}` });
     }
   }
   if (items.length === 0) {
     throw new EngramError(
       "invalid_argument",
-      "nothing to ingest: the folders hold no readable files",
+      `nothing to ingest: the folders hold no readable files${
+        skipped.length ? ` (${skippedWords(skipped)})` : ""
+      }`,
     );
   }
-  return items;
+  return { items, skipped };
+}
+
+/** "skipped 2 of unknown format: blob.bin, x.exe" — up to five names. */
+function skippedWords(skipped: Skipped[]): string {
+  const names = skipped.slice(0, 5).map((s) => s.source.split("/").pop());
+  const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
+  return `skipped ${skipped.length} of unknown format: ${names.join(", ")}${more}; --as reads them`;
 }
 
 function knownFormat(name: string): boolean {
@@ -180,7 +207,7 @@ function knownFormat(name: string): boolean {
 
 function report(
   results: { source: string; result?: IngestResponse; error?: string }[],
-  o: { ctx: CommandContext; json: boolean; ms: number },
+  o: { ctx: CommandContext; skipped: Skipped[]; json: boolean; ms: number },
 ): number {
   const failed = results.filter((r) => r.error);
   const ingested = results.filter((r) => r.result && !r.result.reused).length;
@@ -190,6 +217,7 @@ function report(
     ingested,
     unchanged,
     failed: failed.map((f) => ({ source: f.source, error: f.error! })),
+    skipped: o.skipped,
     duration_ms: Math.round(o.ms),
     documents: results.filter((r) => r.result).map((r) => ({
       source: r.source,
@@ -205,7 +233,7 @@ function report(
     o.ctx.out.line(
       `ingested ${ingested}, unchanged ${unchanged}, failed ${failed.length} of ${results.length} in ${
         (o.ms / 1000).toFixed(1)
-      } s`,
+      } s${o.skipped.length ? `; ${skippedWords(o.skipped)}` : ""}`,
     );
   }
   return failed.length > 0 ? 1 : 0;
