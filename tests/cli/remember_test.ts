@@ -177,10 +177,10 @@ Deno.test("remember a file that is not UTF-8 fails with a clear message", async 
   assertFails(r, 2, /blob\.md is not valid UTF-8 text/);
 });
 
-Deno.test("remember - with empty stdin is a usage error naming content", async () => {
+Deno.test("remember - with empty stdin is a usage error saying it is empty", async () => {
   await using dir = await tempDir();
   const r = await runEngram(["remember", "-"], { dataDir: dir.path, stdin: "" });
-  assertFails(r, 2, /content/);
+  assertFails(r, 2, "stdin is empty: there is nothing to remember");
 });
 
 Deno.test("remember --title longer than 512 characters exits 2 naming title", async () => {

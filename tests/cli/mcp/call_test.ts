@@ -147,7 +147,7 @@ Deno.test("a crashing upstream and a hanging one are clear errors within the tim
   assert.equal(hung.code, 1);
   assert.equal(
     hung.stderr,
-    'engram: provider_unavailable: upstream "stuck" did not answer tools/call "wait_forever" within 1500 ms, so engram cancelled it; raise mcp.request_timeout_ms if it needs longer, or check it with: engram mcp doctor stuck\n',
+    'engram: provider_unavailable: upstream "stuck" did not answer tools/call "wait_forever" within 1500 ms, so engram cancelled it; if it needs longer, raise its request_timeout_ms (engram mcp set stuck request_timeout_ms=MS, or in its config entry) within mcp.request_timeout_ms, or check it with: engram mcp doctor stuck\n',
   );
   assert.ok(Date.now() - started < 10_000, "bounded by the request timeout");
 });

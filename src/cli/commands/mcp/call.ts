@@ -4,15 +4,12 @@
  * with progress on a terminal. Upstream text is printed with control characters shown, never
  * obeyed; `--json` prints the result exactly as the server sent it.
  */
-import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import type { CallToolResult, ReadResourceResult } from "../../../mcp/sdk.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
-import { unlessAborted, untilInterrupted } from "../../interrupt.ts";
 import { terminalProgress } from "../../progress.ts";
-import { connectUpstreams, withUpstreams } from "../../upstreams.ts";
-import { checkApproved, readJsonArguments } from "./capability_use.ts";
+import { checkApproved, readJsonArguments, withLiveSession } from "./capability_use.ts";
 
 /** Usage of `engram mcp call`. */
 export const MCP_CALL_SPEC: CommandSpec = {
@@ -52,43 +49,34 @@ export async function mcpCall(argv: string[], ctx: CommandContext): Promise<numb
     of: "tool",
   });
   const json = args.values.json === true;
-  const flags = configFlags(args.values);
-  return await untilInterrupted(
-    ctx,
-    (signal) =>
-      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
-        const entry = findEntry(u.catalog, name);
-        const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-        try {
-          const session = await unlessAborted(connections.session(entry.config.name), signal);
-          await checkApproved(u, session, {
-            kind: "tool",
-            name: tool,
-            listed: await session.listTools({ signal }),
-            unapproved: args.values.unapproved === true,
-          });
-          const progress = terminalProgress(ctx, `${entry.config.name} ${tool}`, json);
-          let result: CallToolResult;
-          try {
-            result = await session.callTool(tool, toolArgs, {
-              signal,
-              onprogress: (p) => progress.update(p.progress, p.total ?? p.progress + 1),
-            });
-          } finally {
-            progress.done();
-          }
-          if (json) ctx.out.json(result);
-          else printContent(ctx, result.content ?? [], result.structuredContent);
-          if (result.isError) {
-            ctx.out.warn(`upstream ${entry.config.name} tool ${tool} returned an error result`);
-            return EXIT.error;
-          }
-          return EXIT.ok;
-        } finally {
-          await connections.closeAll();
-        }
-      }),
-  );
+  return await withLiveSession(ctx, configFlags(args.values), {
+    name,
+    run: async ({ u, session, signal }) => {
+      await checkApproved(u, session, {
+        kind: "tool",
+        name: tool,
+        listed: await session.listTools({ signal }),
+        unapproved: args.values.unapproved === true,
+      });
+      const progress = terminalProgress(ctx, `${session.name} ${tool}`, json);
+      let result: CallToolResult;
+      try {
+        result = await session.callTool(tool, toolArgs, {
+          signal,
+          onprogress: (p) => progress.update(p.progress, p.total ?? p.progress + 1),
+        });
+      } finally {
+        progress.done();
+      }
+      if (json) ctx.out.json(result);
+      else printContent(ctx, result.content ?? [], result.structuredContent);
+      if (result.isError) {
+        ctx.out.warn(`upstream ${session.name} tool ${tool} returned an error result`);
+        return EXIT.error;
+      }
+      return EXIT.ok;
+    },
+  });
 }
 
 /** Runs `engram mcp read-resource`. */
@@ -96,37 +84,28 @@ export async function mcpReadResource(argv: string[], ctx: CommandContext): Prom
   const args = parseOrHelp(argv, MCP_READ_RESOURCE_SPEC, ctx.out);
   if (!args) return 0;
   const [name, uri] = args.positionals;
-  const flags = configFlags(args.values);
-  return await untilInterrupted(
-    ctx,
-    (signal) =>
-      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
-        const entry = findEntry(u.catalog, name);
-        const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-        try {
-          const session = await unlessAborted(connections.session(entry.config.name), signal);
-          const result: ReadResourceResult = await session.readResource(uri, { signal });
-          if (args.values.json) ctx.out.json(result);
-          else {
-            for (const c of result.contents) {
-              if ("text" in c && typeof c.text === "string") {
-                ctx.out.write(c.text.endsWith("\n") ? c.text : `${c.text}\n`);
-              } else {
-                const blob = (c as { blob?: string }).blob ?? "";
-                ctx.out.line(
-                  `[${c.mimeType ?? "binary"} content of ${c.uri}, ${
-                    base64Bytes(blob)
-                  } bytes; use --json for its base64]`,
-                );
-              }
-            }
+  return await withLiveSession(ctx, configFlags(args.values), {
+    name,
+    run: async ({ session, signal }) => {
+      const result: ReadResourceResult = await session.readResource(uri, { signal });
+      if (args.values.json) ctx.out.json(result);
+      else {
+        for (const c of result.contents) {
+          if ("text" in c && typeof c.text === "string") {
+            ctx.out.write(c.text.endsWith("\n") ? c.text : `${c.text}\n`);
+          } else {
+            const blob = (c as { blob?: string }).blob ?? "";
+            ctx.out.line(
+              `[${c.mimeType ?? "binary"} content of ${c.uri}, ${
+                base64Bytes(blob)
+              } bytes; use --json for its base64]`,
+            );
           }
-          return EXIT.ok;
-        } finally {
-          await connections.closeAll();
         }
-      }),
-  );
+      }
+      return EXIT.ok;
+    },
+  });
 }
 
 /** The byte length of base64 data. */

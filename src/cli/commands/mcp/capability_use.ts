@@ -1,7 +1,8 @@
 /**
- * @module What `engram mcp call` and `get-prompt` share before they use an upstream capability:
- * the arguments from `--args` or `--args-file` (a JSON object), and the check that the capability
- * exists upstream and is approved as listed now (docs/upstream.md#approvals).
+ * @module What `engram mcp call`, `read-resource` and `get-prompt` share: one live session to the
+ * named server that Ctrl-C cancels and closes, the arguments from `--args` or `--args-file` (a JSON
+ * object), and the check that a capability exists upstream and is approved as listed now
+ * (docs/upstream.md#approvals).
  */
 import { resolve } from "node:path";
 import { EngramError } from "../../../core/errors.ts";
@@ -9,10 +10,43 @@ import { nearestNames } from "../../../core/text/edit_distance.ts";
 import { pinListed, serverIdentity } from "../../../mcp/client/approvals/capability_pins.ts";
 import { strictJsonError } from "../../../mcp/client/import/json_with_comments.ts";
 import type { UpstreamSession } from "../../../mcp/client/session/upstream_session.ts";
+import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
+import type { ConfigFlags } from "../../../config/load.ts";
 import { type CommandSpec, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
-import type { UpstreamSetup } from "../../upstreams.ts";
+import { unlessAborted, untilInterrupted } from "../../interrupt.ts";
+import { connectUpstreams, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
+
+/**
+ * Runs `fn` on a live session to server `name`, closing every connection after; SIGINT or SIGTERM
+ * aborts `signal`, which cancels what is in flight upstream, and the command exits 130 or 143.
+ */
+export function withLiveSession(
+  ctx: CommandContext,
+  flags: ConfigFlags,
+  o: {
+    name: string;
+    run: (
+      live: { u: UpstreamSetup; session: UpstreamSession; signal: AbortSignal },
+    ) => Promise<number>;
+  },
+): Promise<number> {
+  return untilInterrupted(
+    ctx,
+    (signal) =>
+      withUpstreams(ctx, flags, { mode: "mcp-live" }, async (u) => {
+        const entry = findEntry(u.catalog, o.name);
+        const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
+        try {
+          const session = await unlessAborted(connections.session(entry.config.name), signal);
+          return await o.run({ u, session, signal });
+        } finally {
+          await connections.closeAll();
+        }
+      }),
+  );
+}
 
 /** The arguments from --args or --args-file: a JSON object, or a usage error saying where. */
 export async function readJsonArguments(

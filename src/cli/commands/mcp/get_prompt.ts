@@ -4,13 +4,11 @@
  * `engram mcp call` (docs/cli.md#engram-mcp-get-prompt). The messages are upstream text: printed
  * with control characters shown, never obeyed; `--json` prints the result exactly as sent.
  */
-import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import type { GetPromptResult } from "../../../mcp/sdk.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
-import { connectUpstreams, withUpstreams } from "../../upstreams.ts";
-import { checkApproved, readJsonArguments } from "./capability_use.ts";
+import { checkApproved, readJsonArguments, withLiveSession } from "./capability_use.ts";
 
 /** Usage of `engram mcp get-prompt`. */
 export const MCP_GET_PROMPT_SPEC: CommandSpec = {
@@ -37,24 +35,20 @@ export async function mcpGetPrompt(argv: string[], ctx: CommandContext): Promise
   if (!args) return 0;
   const [name, prompt] = args.positionals;
   const promptArgs = await readPromptArguments(args.values, ctx);
-  return await withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live" }, async (u) => {
-    const entry = findEntry(u.catalog, name);
-    const connections = connectUpstreams({ ...u, facts: u.facts! }, ctx, { interactive: true });
-    try {
-      const session = await connections.session(entry.config.name);
+  return await withLiveSession(ctx, configFlags(args.values), {
+    name,
+    run: async ({ u, session, signal }) => {
       await checkApproved(u, session, {
         kind: "prompt",
         name: prompt,
-        listed: await session.listPrompts(),
+        listed: await session.listPrompts({ signal }),
         unapproved: args.values.unapproved === true,
       });
-      const result = await session.getPrompt(prompt, promptArgs);
+      const result = await session.getPrompt(prompt, promptArgs, { signal });
       if (args.values.json) ctx.out.json(result);
       else printMessages(ctx, result);
       return EXIT.ok;
-    } finally {
-      await connections.closeAll();
-    }
+    },
   });
 }
 

@@ -37,7 +37,7 @@ export function requestError(error: unknown, failed: FailedRequest): EngramError
   if (failed.aborted === "timeout") {
     return new EngramError(
       "provider_unavailable",
-      `${who} did not answer ${failed.what} within ${failed.timeoutMs} ms, so engram cancelled it${stray}; raise mcp.request_timeout_ms if it needs longer, or ${doctor}`,
+      `${who} did not answer ${failed.what} within ${failed.timeoutMs} ms, so engram cancelled it${stray}; if it needs longer, raise its request_timeout_ms (engram mcp set ${failed.server} request_timeout_ms=MS, or in its config entry) within mcp.request_timeout_ms, or ${doctor}`,
       { cause: error },
     );
   }
