@@ -88,7 +88,12 @@ export async function serveUpstreamTools(
         import("./upstreams.ts"),
         import("../mcp/client/nested/model_sampling.ts"),
       ]);
-    const facts = await gatherLaunchFacts(config.mcp, { env: o.env, dataDir: config.dataDir });
+    const facts = await gatherLaunchFacts(config.mcp, {
+      env: o.env,
+      dataDir: config.dataDir,
+      // The operator's review key, trusted in the database, counts while mcp.review_keys is empty.
+      trustedKeys: (await runtime.upstreams.listTrustedReviewKeys()).map((k) => k.key),
+    });
     const stack = runtime.providers.background();
     return openUpstreamConnections(await catalogNow(), {
       runtime,

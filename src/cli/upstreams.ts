@@ -8,6 +8,7 @@
  * module on their first upstream call to use it too.
  */
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
+import type { McpServerConfig } from "../config/mcp_servers.ts";
 import type { CallerContext } from "../core/types.ts";
 import type { ApprovalBook } from "../mcp/client/approvals/approval_book.ts";
 import { reviewDiscoveries, type ServerReview } from "../mcp/client/approvals/capability_review.ts";
@@ -45,7 +46,14 @@ export interface UpstreamSetup {
 export async function withUpstreams<T>(
   ctx: CommandContext,
   flags: ConfigFlags,
-  options: { mode: Exclude<Mode, "serve" | "stdio" | "ingest"> },
+  options: {
+    mode: Exclude<Mode, "serve" | "stdio" | "ingest">;
+    /**
+     * Launches whose run permissions are kept too, from the catalog: `engram mcp review` keeps
+     * them for the server it is about to allowlist and start (the launch rules still judge it).
+     */
+    keepFor?: (catalog: readonly CatalogEntry[]) => McpServerConfig[];
+  },
   fn: (setup: UpstreamSetup) => Promise<T>,
 ): Promise<T> {
   return await withRuntime<T, CatalogEntry[]>(ctx, flags, async (runtime, config, catalog) => {
@@ -53,15 +61,22 @@ export async function withUpstreams<T>(
       env: ctx.env,
       dataDir: config.dataDir,
       ...(config.configFile ? { configFile: config.configFile } : {}),
+      trustedKeys: await trustedKeysOf(runtime),
     });
     return await fn({ runtime, config, catalog, facts });
   }, {
     mode: options.mode,
     load: async (runtime, config) => {
       const catalog = await loadCatalog(config.mcp, runtime.upstreams);
-      return { value: catalog, servers: catalog.map((e) => e.config) };
+      const servers = catalog.map((e) => e.config);
+      return { value: catalog, servers: [...servers, ...options.keepFor?.(catalog) ?? []] };
     },
   });
+}
+
+/** The review keys trusted through the database (they count while `mcp.review_keys` is empty). */
+export async function trustedKeysOf(runtime: Pick<Runtime, "upstreams">): Promise<string[]> {
+  return (await runtime.upstreams.listTrustedReviewKeys()).map((k) => k.key);
 }
 
 /**

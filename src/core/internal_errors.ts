@@ -21,7 +21,8 @@ function concealedMessage(ref: string): string {
 }
 
 /**
- * `err` as an EngramError fit for a remote client. Any other code passes unchanged (its message
+ * `err` as an EngramError fit for a remote client. One with a `remote` message (it names local
+ * files) is logged on `logger` and given that message; any other code passes unchanged (its message
  * was written for the client); an `internal` one is logged at error level on `logger` — which
  * must be the process's own log, never one that forwards to the client — and replaced by
  * {@link concealedMessage}, keeping the original as `cause`.
@@ -31,6 +32,11 @@ export function concealInternal(
   options: { logger: Logger; what: string },
 ): EngramError {
   const e = toEngramError(err);
+  if (e.remote !== undefined) {
+    // The storage codes name local files: the operator's log gets them, the client the rest.
+    options.logger.error(`${options.what} failed`, { code: e.code, error: e.message });
+    return new EngramError(e.code, e.remote, { cause: err });
+  }
   if (e.code !== "internal") return e;
   const ref = newErrorRef();
   const origin = e.cause instanceof Error ? e.cause : e;

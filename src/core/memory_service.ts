@@ -20,6 +20,7 @@ import type {
 } from "./service_types.ts";
 import { EngramError } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
+import { frontMatterWarnings, withWarnings } from "./markdown/front_matter_warnings.ts";
 import { derivePath, deriveTitle, normalizePath } from "./markdown/naming.ts";
 import type {
   CreateBrainArgs,
@@ -57,6 +58,7 @@ import type {
   SourcedHit,
   TagCount,
   TimelineEntry,
+  WrittenRecord,
 } from "./types.ts";
 
 export type {
@@ -155,13 +157,17 @@ export class MemoryService {
     });
   }
 
-  /** Stores a document; the same path again is a new version, identical content is no new version. */
+  /**
+   * Stores a document; the same path again is a new version, identical content is no new version.
+   * The record carries `options.warnings`, else those of the content's front matter block.
+   */
   async remember(
     caller: CallerContext,
     args: RememberArgs,
     options: WriteOptions = {},
-  ): Promise<DocumentRecord> {
-    return (await this.#remember(caller, args, { write: options })).doc;
+  ): Promise<WrittenRecord> {
+    const { doc } = await this.#remember(caller, args, { write: options });
+    return withWarnings(doc, options.warnings ?? frontMatterWarnings(args.content));
   }
 
   /**
@@ -207,6 +213,7 @@ export class MemoryService {
       embedded_count: embedded,
       duration_ms: elapsed(),
       reused: false,
+      ...(input.warnings?.length ? { warnings: input.warnings } : {}),
     };
   }
 
@@ -318,8 +325,11 @@ export class MemoryService {
     return { brain_id: brain.id, items, ...(more ? { next_after: items.at(-1)!.path } : {}) };
   }
 
-  /** Changes content, title, tags, metadata or path; unchanged input creates no version. */
-  async update(caller: CallerContext, args: UpdateArgs): Promise<DocumentRecord> {
+  /**
+   * Changes content, title, tags, metadata or path; unchanged input creates no version. New
+   * content's front matter block is checked, and what it found comes back as `warnings`.
+   */
+  async update(caller: CallerContext, args: UpdateArgs): Promise<WrittenRecord> {
     if (
       args.content === undefined && args.title === undefined && args.tags === undefined &&
       args.metadata === undefined && args.new_path === undefined
@@ -355,7 +365,10 @@ export class MemoryService {
         source: current.source,
       });
     });
-    return written.doc;
+    return withWarnings(
+      written.doc,
+      args.content === undefined ? [] : frontMatterWarnings(args.content),
+    );
   }
 
   /** Soft-deletes a document: it leaves search, its versions stay. */

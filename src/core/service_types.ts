@@ -1,7 +1,7 @@
 /** @module Inputs and results of the memory service that are not wire records. */
 import type { Logger } from "./logger.ts";
 import type { Embedder } from "./ports/language_model.ts";
-import type { DocumentSource, Metadata, SourcedHit } from "./types.ts";
+import type { DocumentSource, InputWarning, Metadata, SourcedHit } from "./types.ts";
 
 /** Search result payload (docs/tools.md#memory_search). */
 export interface SearchResult {
@@ -20,6 +20,11 @@ export interface WriteOptions {
   /** Timestamps for a new document (vault import). */
   createdAt?: string;
   updatedAt?: string;
+  /**
+   * What the caller's own reading of the input found (lines of the file as given), returned with
+   * the record; without it, the content's front matter block is checked.
+   */
+  warnings?: InputWarning[];
 }
 
 /** Text extracted from a file or URL, ready to store. */
@@ -35,6 +40,8 @@ export interface IngestInput {
   contentType: string;
   /** Pre-allocated document id (queued ingestion reports it before the work is done). */
   id?: string;
+  /** What reading the source could not take as written, returned with the response. */
+  warnings?: InputWarning[];
 }
 
 /** Options for the service. */

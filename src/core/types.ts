@@ -240,7 +240,21 @@ export interface IngestResponse {
   embedded_count: number;
   duration_ms: number;
   reused: boolean;
+  /** What reading the file could not take as written; present only when there is some. */
+  warnings?: InputWarning[];
 }
+
+/**
+ * Something in a note engram read differently from how it was written and stored anyway
+ * (docs/tools.md#result-records): the line (1-based, in the text as given) and what was kept.
+ */
+export interface InputWarning {
+  line: number;
+  message: string;
+}
+
+/** A DocumentRecord as a write returns it: with its input's warnings, when there are some. */
+export type WrittenRecord = DocumentRecord & { warnings?: InputWarning[] };
 
 /** Background job states. */
 export type JobStatus = "queued" | "running" | "completed" | "failed";

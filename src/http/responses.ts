@@ -40,6 +40,9 @@ const STATUS: Record<ErrorCode, number> = {
   provider_unavailable: 503,
   rate_limited: 429,
   busy: 503,
+  storage_corrupt: 503,
+  // 507 Insufficient Storage (RFC 4918): the request may succeed once space is freed.
+  storage_full: 507,
   internal: 500,
 };
 

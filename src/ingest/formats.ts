@@ -1,7 +1,7 @@
 /** @module Source formats: telling them apart, and turning bytes into markdown with title, tags and metadata. */
 import { EngramError } from "../core/errors.ts";
 import { readNote } from "../core/markdown/front_matter.ts";
-import type { Metadata } from "../core/types.ts";
+import type { InputWarning, Metadata } from "../core/types.ts";
 import { pdfToMarkdown } from "./pdf.ts";
 import { jsonToMarkdown } from "./transcript.ts";
 
@@ -31,6 +31,8 @@ export interface Extracted {
   tags?: string[];
   metadata: Metadata;
   contentType: string;
+  /** What reading a markdown file's front matter could not take as written. */
+  warnings?: InputWarning[];
 }
 
 /** The format from `as`, else from the file extension. */

@@ -177,5 +177,6 @@ async function storeExtracted(
     sourceHash: o.hash,
     contentType: extracted.contentType,
     id: o.id,
+    warnings: extracted.warnings,
   });
 }

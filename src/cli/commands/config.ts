@@ -4,9 +4,9 @@
  * would be read from. It only looks: the file is not loaded, so a broken file can still be found.
  */
 import { type ConfigLocation, locateConfig, RULE_WORDS } from "../../config/config_file.ts";
-import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
+import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { groupHelpText, type GroupSpec } from "../group_help.ts";
+import { asksForHelp, groupHelpText, type GroupSpec, unknownSubcommand } from "../group_help.ts";
 import { table } from "../output.ts";
 
 /** Usage of `engram config path`. */
@@ -31,15 +31,6 @@ const CONFIG_GROUP: GroupSpec = {
   subcommands: [CONFIG_PATH_SPEC],
 };
 
-/** For usage errors of the group itself (`engram config bogus`). */
-const CONFIG_SPEC: CommandSpec = {
-  name: "config",
-  usage: CONFIG_USAGE,
-  summary: CONFIG_GROUP.summary,
-  options: {},
-  positionals: [0, 1],
-};
-
 /** Dispatches `engram config path`. */
 export async function configCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
@@ -48,11 +39,11 @@ export async function configCommand(argv: string[], ctx: CommandContext): Promis
     ctx.out.warn(groupHelpText(CONFIG_GROUP));
     return 2;
   }
-  if (sub === "--help" || sub === "-h") {
+  if (asksForHelp(sub)) {
     ctx.out.line(groupHelpText(CONFIG_GROUP));
     return 0;
   }
-  throw usageError(CONFIG_SPEC, `unknown config command "${sub}"`);
+  throw unknownSubcommand(CONFIG_GROUP, sub);
 }
 
 function configPath(argv: string[], ctx: CommandContext): Promise<number> {

@@ -3,7 +3,7 @@ import { CreateTokenInput, type TokenRecord } from "../../core/bearer_tokens.ts"
 import type { Brain } from "../../core/types.ts";
 import { commandInput, type CommandSpec, configFlags, parseOrHelp, usageError } from "../args.ts";
 import type { CommandContext } from "../context.ts";
-import { groupHelpText, type GroupSpec } from "../group_help.ts";
+import { asksForHelp, groupHelpText, type GroupSpec, unknownSubcommand } from "../group_help.ts";
 import { table } from "../output.ts";
 import { CLI_CALLER, withRuntime } from "../runtime.ts";
 import { parseToolList } from "../../mcp/server/tool_selection.ts";
@@ -62,15 +62,6 @@ const TOKENS_GROUP: GroupSpec = {
   subcommands: [TOKENS_CREATE_SPEC, TOKENS_LIST_SPEC, TOKENS_REVOKE_SPEC],
 };
 
-/** For usage errors of the group itself (`engram tokens bogus`). */
-const TOKENS_SPEC: CommandSpec = {
-  name: "tokens",
-  usage: TOKENS_GROUP.usage,
-  summary: TOKENS_GROUP.summary,
-  options: {},
-  positionals: [0, 2],
-};
-
 /** Dispatches `tokens create`, `tokens list` and `tokens revoke`. */
 export async function tokensCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
@@ -81,11 +72,11 @@ export async function tokensCommand(argv: string[], ctx: CommandContext): Promis
     ctx.out.warn(groupHelpText(TOKENS_GROUP));
     return 2;
   }
-  if (sub === "--help" || sub === "-h") {
+  if (asksForHelp(sub)) {
     ctx.out.line(groupHelpText(TOKENS_GROUP));
     return 0;
   }
-  throw usageError(TOKENS_SPEC, `unknown tokens command "${sub}"`);
+  throw unknownSubcommand(TOKENS_GROUP, sub);
 }
 
 async function create(argv: string[], ctx: CommandContext): Promise<number> {

@@ -3,9 +3,17 @@
  * layout Obsidian's Properties view shows: `title`, `tags` (a list) and the user's keys flat at the
  * top level, engram's own keys under one `engram:` map.
  */
-import { parse, stringify } from "yaml";
-import type { Metadata, MetadataValue } from "../types.ts";
-import { frontMatterLength } from "./structure.ts";
+import { stringify } from "yaml";
+import type { InputWarning, Metadata, MetadataValue } from "../types.ts";
+import {
+  isMap,
+  keyLine,
+  readBlock,
+  tagsOf,
+  timeOf,
+  titleOf,
+  titleOfBroken,
+} from "./front_matter_warnings.ts";
 
 /** What a front matter block says about a document. */
 export interface FrontMatter {
@@ -25,21 +33,33 @@ const ENGRAM_KEY = "engram";
 /** Metadata engram keeps for itself (re-ingest detection): written under `engram:`, not shown flat. */
 const ENGRAM_METADATA = new Set(["source_hash"]);
 
-/** Splits leading front matter from the body. Invalid YAML is left in the body, untouched. */
-export function readFrontMatter(text: string): { front: FrontMatter | null; body: string } {
-  const length = frontMatterLength(text);
-  if (length === 0) return { front: null, body: text };
-  // The YAML ends where the closing delimiter line starts (the block's last line).
-  const block = text.slice(0, length).replace(/\r?\n$/, "");
-  const yamlText = text.slice(text.indexOf("\n") + 1, block.lastIndexOf("\n") + 1);
-  let data: unknown;
-  try {
-    data = parse(yamlText);
-  } catch {
-    return { front: null, body: text };
+/** A note split into its front matter and body, with what reading it could not take as written. */
+export interface ReadFrontMatter {
+  /** Null when there is no block, or it does not parse (then the body is the whole text). */
+  front: FrontMatter | null;
+  body: string;
+  /** Lines of the text as given: a block that does not parse, keys of the wrong type. */
+  warnings: InputWarning[];
+  /** For a block that does not parse: the title its own `title:` line names, if it reads alone. */
+  title?: string;
+}
+
+/**
+ * Splits leading front matter from the body. Invalid YAML is left in the body, untouched, and
+ * said in a warning; so is a key read otherwise than written (docs/tools.md#result-records).
+ */
+export function readFrontMatter(text: string): ReadFrontMatter {
+  const block = readBlock(text);
+  const data = block.data;
+  if (!data) {
+    const salvaged = block.length ? titleOfBroken(block.yaml) : undefined;
+    const warnings = block.warnings.map((w) =>
+      salvaged
+        ? { ...w, message: `${w.message}, and read the title from line ${salvaged.line}` }
+        : w
+    );
+    return { front: null, body: text, warnings, title: salvaged?.title };
   }
-  if (data === null || data === undefined) data = {};
-  if (!isMap(data)) return { front: null, body: text };
   const own = isMap(data[ENGRAM_KEY]) ? data[ENGRAM_KEY] : {};
   const metadata: Metadata = {};
   // The old layout nested user keys under `metadata:`; hand-written notes have them flat.
@@ -54,16 +74,31 @@ export function readFrontMatter(text: string): { front: FrontMatter | null; body
   if (isMap(own.metadata)) {
     for (const [k, v] of Object.entries(own.metadata)) setValue(metadata, k, v);
   }
+  const line = (key: string) => keyLine(block.yaml, key);
+  const tagKey = data.tags !== undefined ? "tags" : "tag";
+  const tags = tagsOf(data[tagKey], { key: tagKey, line: line(tagKey) });
+  const title = titleOf(data.title, { line: line("title") });
+  const time = (key: "created_at" | "updated_at") => {
+    // engram's own key wins; the top-level one is read when engram has none it can use.
+    const ours = timeOf(own[key], { key: `${ENGRAM_KEY}.${key}`, line: line(ENGRAM_KEY) });
+    if (ours.time) return ours;
+    const top = timeOf(data[key], { key, line: line(key) });
+    return { time: top.time, warnings: [...ours.warnings, ...top.warnings] };
+  };
+  const created = time("created_at");
+  const updated = time("updated_at");
   return {
     front: {
       id: stringOf(own.id) ?? stringOf(data.id),
-      title: stringOf(data.title),
-      tags: tagsOf(data.tags ?? data.tag),
-      created_at: timeOf(own.created_at) ?? timeOf(data.created_at),
-      updated_at: timeOf(own.updated_at) ?? timeOf(data.updated_at),
+      title: title.title,
+      tags: tags.tags,
+      created_at: created.time,
+      updated_at: updated.time,
       metadata,
     },
-    body: text.slice(length).replace(/^\r?\n/, ""),
+    body: text.slice(block.length).replace(/^\r?\n/, ""),
+    warnings: [...title.warnings, ...tags.warnings, ...created.warnings, ...updated.warnings]
+      .sort((a, b) => a.line - b.line),
   };
 }
 
@@ -92,16 +127,21 @@ export function writeFrontMatter(front: FrontMatter): string {
 }
 
 /** A note read the way ingest and `engram remember` read markdown: content, title, tags, metadata. */
-export function readNote(
-  text: string,
-): { content: string; title?: string; tags?: string[]; metadata: Metadata } {
-  const { front, body } = readFrontMatter(text);
+export function readNote(text: string): {
+  content: string;
+  title?: string;
+  tags?: string[];
+  metadata: Metadata;
+  warnings: InputWarning[];
+} {
+  const { front, body, warnings, title } = readFrontMatter(text);
   return {
     // A note that is only front matter keeps it as its content rather than storing nothing.
     content: body.trim() === "" ? text : body,
-    title: front?.title,
+    title: front?.title ?? title,
     tags: front?.tags.length ? front.tags : undefined,
     metadata: { ...front?.metadata },
+    warnings,
   };
 }
 
@@ -112,10 +152,6 @@ function sortedOwn(own: Record<string, unknown>): Record<string, unknown> {
   for (const k of order) if (k in own) out[k] = own[k];
   for (const [k, v] of Object.entries(own)) if (!order.includes(k)) out[k] = v;
   return out;
-}
-
-function isMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date);
 }
 
 function setValue(out: Metadata, key: string, value: unknown): void {
@@ -139,18 +175,4 @@ function toMetadataValue(value: unknown): MetadataValue {
 function stringOf(v: unknown): string | undefined {
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
-}
-
-function timeOf(v: unknown): string | undefined {
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === "string" && !Number.isNaN(Date.parse(v))) return new Date(v).toISOString();
-  return undefined;
-}
-
-function tagsOf(v: unknown): string[] {
-  const list = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[,\s]+/) : [];
-  const tags = list.map((t) => String(t).trim().replace(/^#/, "")).filter((t) =>
-    t && !t.includes(",")
-  );
-  return [...new Set(tags)].slice(0, 64).map((t) => t.slice(0, 64));
 }

@@ -3,14 +3,18 @@ import { EngramError } from "../errors.ts";
 import { LIMITS } from "../limits.ts";
 import { findHeadings, frontMatterLength } from "./structure.ts";
 
+/** A line of three or more `-`, `*` or `_` (spaces between allowed): a rule, not text. */
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+
 /** The first heading, else the first non-empty line that is not a code fence, cut to the title limit. */
 export function deriveTitle(content: string): string {
   const heading = findHeadings(content)[0];
   let title = heading?.text ?? "";
   if (!title) {
     const body = content.slice(frontMatterLength(content));
+    // A thematic break (`---`, also the opening of front matter never closed) names nothing.
     const first = body.split(/\r?\n/).find((l) =>
-      l.trim() !== "" && !/^\s{0,3}(?:`{3,}|~{3,})/.test(l)
+      l.trim() !== "" && !/^\s{0,3}(?:`{3,}|~{3,})/.test(l) && !THEMATIC_BREAK.test(l)
     ) ?? "";
     title = first.replace(/^\s*(?:[#>*+-]|\d+[.)])\s*/, "").trim() || first.trim();
   }

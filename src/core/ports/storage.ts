@@ -28,12 +28,28 @@ export interface StorageContents {
   sessions: number;
 }
 
+/** One check of the database's soundness and what it found. */
+export interface StorageCheck {
+  /** What was checked: `quick_check`, `integrity_check`, `fts:<table>`. */
+  name: string;
+  ok: boolean;
+  /** What the check reported when it failed (at most a few lines). */
+  problems: string[];
+}
+
 /** Health and contents of the storage, for supervisors and maintenance commands. */
 export interface StorageHealth {
-  /** Whether the database answers (for /readyz). */
+  /** Whether the database answers and has not been found corrupt (for /readyz). */
   ready(): Promise<boolean>;
   /** Counts of what the database holds. */
   contents(): Promise<StorageContents>;
+  /**
+   * Checks the database's soundness: `quick` (the page structure, a table at a time, letting other
+   * work run between tables: for a server that just started) or `full` (every page, index and
+   * full-text index: for `engram doctor`). A check that fails marks the storage corrupt (`ready`
+   * turns false).
+   */
+  check(options: { level: "quick" | "full" }): Promise<StorageCheck[]>;
 }
 
 /** One storage backend's ports, sharing one unit of work. */

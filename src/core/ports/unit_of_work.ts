@@ -22,8 +22,8 @@ export interface UnitOfWork {
   /**
    * Runs `fn` so that every storage call made from it (on any port of this storage, however deep)
    * belongs to one transaction: committed when `fn` resolves, rolled back when it throws — or when
-   * a write inside failed unexpectedly, even if `fn` caught that (then this throws `internal` with
-   * cause ROLLED_BACK). Called inside another unit of work, it joins that one: there are no
+   * a write inside failed unexpectedly, even if `fn` caught that (then this throws with cause
+   * ROLLED_BACK: `storage_full` or `storage_corrupt` when that was the failure, else `internal`). Called inside another unit of work, it joins that one: there are no
    * savepoints, so writes of a nested call whose error the outer `fn` catches are kept. Callers
    * outside wait until it ends, so keep model and network calls out of it (use `afterCommit`).
    */

@@ -48,6 +48,20 @@ export interface NewUpstream {
   client_consent: UpstreamConsent;
 }
 
+/**
+ * A review key trusted through the database: the operator's own, added by `engram mcp review` on
+ * first use. These count only while `mcp.review_keys` is empty (docs/upstream.md#review-from-import-to-an-exposed-tool).
+ */
+export interface TrustedReviewKey {
+  /** `ed25519:<base64 of the 32 raw bytes>`, as in `mcp.review_keys`. */
+  key: string;
+  /** Where its private half was written, for the operator's listing. */
+  file: string | null;
+  /** The OS user who added it. */
+  added_by: string;
+  added_at: string;
+}
+
 /** Persistence of the operator's upstream-server state. */
 export interface UpstreamStore {
   /** Every row, by name. */
@@ -67,4 +81,12 @@ export interface UpstreamStore {
   recordUpstreamStatus(name: string, status: UpstreamStatus): Promise<void>;
   /** Removes a row; false when there was none. */
   removeUpstream(name: string): Promise<boolean>;
+  /** Trusts a review key (keeping the first row when it is trusted already); returns the row. */
+  trustReviewKey(
+    key: { key: string; file: string | null; added_by: string },
+  ): Promise<TrustedReviewKey>;
+  /** Every trusted review key, oldest first. */
+  listTrustedReviewKeys(): Promise<TrustedReviewKey[]>;
+  /** Stops trusting a review key; false when it was not trusted. */
+  removeTrustedReviewKey(key: string): Promise<boolean>;
 }

@@ -46,6 +46,16 @@ export const DocumentRecordSchema = z.looseObject({
   deleted_at: z.string().nullable(),
 });
 
+/** What reading a note could not take as written: its line (1-based) and what was kept. */
+export const WarningsSchema = z.array(
+  z.looseObject({ line: z.number().int().min(1), message: z.string() }),
+);
+
+/** memory_remember and memory_update output: the DocumentRecord, with warnings when there are any. */
+export const WrittenRecordSchema = DocumentRecordSchema.extend({
+  warnings: WarningsSchema.optional(),
+});
+
 /** A DocumentRecord with its content. */
 export const DocumentWithContentSchema = DocumentRecordSchema.extend({ content: z.string() });
 

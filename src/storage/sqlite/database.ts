@@ -1,6 +1,6 @@
 /** @module Opening the SQLite file with the pragmas engram relies on, and SQLite error translation. */
 import { DatabaseSync } from "node:sqlite";
-import { EngramError } from "../../core/errors.ts";
+import { EngramError, storageCorrupt, storageFull } from "../../core/errors.ts";
 import { migrate } from "./migrations.ts";
 
 /** Something that prepares statements: a connection, or the store's statement cache. */
@@ -70,13 +70,7 @@ function assertWritable(db: DatabaseSync): void {
 function describeOpenError(file: string, err: unknown): EngramError {
   if (err instanceof EngramError) return err;
   const msg = err instanceof Error ? err.message : String(err);
-  if (isCorruptError(err)) {
-    return new EngramError(
-      "internal",
-      `database ${file} is not a SQLite database or is corrupt (${msg}); move it aside, restore a backup with: engram restore FILE --force, or point --data at another directory`,
-      { cause: err },
-    );
-  }
+  if (isCorruptError(err) || isFullError(err)) return translateSqliteError(err, { file });
   if (/readonly|read-only|permission denied|unable to open/i.test(msg)) {
     return new EngramError(
       "internal",
@@ -84,11 +78,18 @@ function describeOpenError(file: string, err: unknown): EngramError {
       { cause: err },
     );
   }
-  return translateSqliteError(err);
+  return translateSqliteError(err, { file });
 }
 
-/** Maps runtime SQLite errors: lock timeouts become `busy` (exit 75), the rest `internal`. */
-export function translateSqliteError(err: unknown): EngramError {
+/**
+ * Maps runtime SQLite errors: lock timeouts become `busy` (exit 75), a damaged file
+ * `storage_corrupt`, a full disk `storage_full`, the rest `internal`. `file` (the database) is
+ * named in the storage codes' messages for the CLI and the operator log, never for remote clients.
+ */
+export function translateSqliteError(
+  err: unknown,
+  options: { file?: string } = {},
+): EngramError {
   if (err instanceof EngramError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   if (isBusyError(err)) {
@@ -98,6 +99,12 @@ export function translateSqliteError(err: unknown): EngramError {
       { cause: err },
     );
   }
+  const file = options.file === ":memory:" ? undefined : options.file;
+  if (isCorruptError(err)) {
+    const notDatabase = primaryCode(err) === SQLITE_NOTADB || /not a database/i.test(msg);
+    return storageCorrupt(file, msg, { cause: err, notDatabase });
+  }
+  if (isFullError(err)) return storageFull(file && dirname(file), msg, { cause: err });
   return new EngramError("internal", `storage error: ${msg}`, { cause: err });
 }
 
@@ -139,9 +146,35 @@ export function isBusyError(err: unknown): boolean {
   return /database is locked|database is busy|SQLITE_BUSY/i.test(messageOf(err));
 }
 
+/** The SQLite primary result codes engram tells apart. */
+const SQLITE_CORRUPT = 11;
+const SQLITE_FULL = 13;
+const SQLITE_NOTADB = 26;
+
 /** SQLite saying the file is not a database, or a damaged one. */
 export function isCorruptError(err: unknown): boolean {
+  const code = primaryCode(err);
+  if (code !== undefined) return code === SQLITE_CORRUPT || code === SQLITE_NOTADB;
   return /not a database|malformed|corrupt/i.test(messageOf(err));
+}
+
+/** SQLite saying the disk (or the database's `max_page_count`) is full. */
+export function isFullError(err: unknown): boolean {
+  const code = primaryCode(err);
+  if (code !== undefined) return code === SQLITE_FULL;
+  return /database or disk is full/i.test(messageOf(err));
+}
+
+/** The primary result code node:sqlite puts on its errors (`errcode` may be an extended one). */
+function primaryCode(err: unknown): number | undefined {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" ? code & 0xff : undefined;
+}
+
+/** The directory part of a path. */
+function dirname(file: string): string {
+  const at = file.lastIndexOf("/");
+  return at <= 0 ? (at === 0 ? "/" : ".") : file.slice(0, at);
 }
 
 function messageOf(err: unknown): string {

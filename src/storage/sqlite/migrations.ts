@@ -359,6 +359,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE capability_pins ADD COLUMN expose_as TEXT;
   `,
+  // 15: review keys trusted through the database (the operator's own, added by `engram mcp
+  // review`); they count only while mcp.review_keys is empty.
+  `
+  CREATE TABLE trusted_review_keys (
+    key TEXT PRIMARY KEY,
+    file TEXT,
+    added_by TEXT NOT NULL,
+    added_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

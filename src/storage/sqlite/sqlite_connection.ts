@@ -23,8 +23,8 @@ import { DatabaseStamp, type ReadCache } from "./stamped_cache.ts";
 
 /** An open unit of work. */
 class OpenUnit implements Transaction {
-  /** Why the unit must roll back, once a write inside it failed unexpectedly. */
-  poisoned: string | null = null;
+  /** The SQLite error that makes the unit roll back, once a write inside it failed unexpectedly. */
+  poisoned: unknown = null;
   readonly hooks: (() => void | Promise<void>)[] = [];
   readonly ended: Promise<void>;
   end!: () => void;
@@ -71,6 +71,8 @@ export class SqliteConnection implements UnitOfWork, Prepares {
   /** Set while a read runs on the reader: `prepare` then hands out the reader's statements. */
   #onReader = false;
   #readerFailed = false;
+  /** What SQLite said the first time it reported the file corrupt; null while it never has. */
+  #corruption: string | null = null;
 
   constructor(db: DatabaseSync, options: ConnectionOptions = {}) {
     this.#db = db;
@@ -80,6 +82,31 @@ export class SqliteConnection implements UnitOfWork, Prepares {
     this.#stamp = new DatabaseStamp(() =>
       (this.prepare("PRAGMA data_version").get() as { data_version: number }).data_version
     );
+  }
+
+  /**
+   * What SQLite said when it first reported the database corrupt (a failed read or write, or a
+   * check that found damage); null while it never has. /readyz turns 503 from then on.
+   */
+  get corruption(): string | null {
+    return this.#corruption;
+  }
+
+  /** Records that the database was found corrupt (`detail`: what was found). */
+  noteCorruption(detail: string): void {
+    this.#corruption ??= detail;
+  }
+
+  /**
+   * `err` as an EngramError naming this connection's file; a corrupt file is remembered (see
+   * `corruption`).
+   */
+  translate(err: unknown): EngramError {
+    const e = translateSqliteError(err, { file: this.#file });
+    if (e.code === "storage_corrupt") {
+      this.noteCorruption(err instanceof Error ? err.message : String(err));
+    }
+    return e;
   }
 
   /** The underlying connection, for maintenance (backup, summaries) and the audit writer. */
@@ -115,7 +142,7 @@ export class SqliteConnection implements UnitOfWork, Prepares {
     try {
       return Promise.resolve(fn());
     } catch (err) {
-      return Promise.reject(translateSqliteError(err));
+      return Promise.reject(this.translate(err));
     } finally {
       this.#onReader = was;
     }
@@ -154,14 +181,15 @@ export class SqliteConnection implements UnitOfWork, Prepares {
       let out: T;
       try {
         out = fn();
+        // A COMMIT that fails (a full disk) may leave the transaction open: roll it back too.
+        this.#commit();
       } catch (err) {
         this.#rollback();
         throw err;
       }
-      this.#commit();
       return Promise.resolve(out);
     } catch (err) {
-      return Promise.reject(translateSqliteError(err));
+      return Promise.reject(this.translate(err));
     }
   }
 
@@ -173,23 +201,17 @@ export class SqliteConnection implements UnitOfWork, Prepares {
     try {
       this.#db.exec("BEGIN IMMEDIATE");
     } catch (err) {
-      throw translateSqliteError(err);
+      throw this.translate(err);
     }
     this.#open = unit;
     let out: T;
     try {
       out = await this.#context.run(unit, () => fn(unit));
-      if (unit.poisoned) {
-        throw new EngramError(
-          "internal",
-          `a write failed midway (${unit.poisoned}); the whole unit of work was rolled back`,
-          { cause: ROLLED_BACK },
-        );
-      }
+      if (unit.poisoned !== null) throw this.#poisonedError(unit.poisoned);
       try {
         this.#commit();
       } catch (err) {
-        throw translateSqliteError(err);
+        throw this.translate(err);
       }
     } catch (err) {
       this.#rollback();
@@ -237,6 +259,25 @@ export class SqliteConnection implements UnitOfWork, Prepares {
     if (this.#db.isOpen) this.#db.close();
   }
 
+  /**
+   * Why a unit whose write failed midway (and whose caller went on) is rolled back: a full disk or
+   * a corrupt file keeps its own code, so the caller learns what to do; anything else is internal.
+   */
+  #poisonedError(raw: unknown): EngramError {
+    const e = this.translate(raw);
+    if (e.code === "storage_full" || e.code === "storage_corrupt") {
+      return new EngramError(e.code, `${e.message} (the whole unit of work was rolled back)`, {
+        cause: ROLLED_BACK,
+        remote: e.remote,
+      });
+    }
+    return new EngramError(
+      "internal",
+      `a write failed midway (${String(raw)}); the whole unit of work was rolled back`,
+      { cause: ROLLED_BACK },
+    );
+  }
+
   /** The unit of work the caller runs in, if it is the open one. */
   #member(): OpenUnit | null {
     const unit = this.#open;
@@ -262,7 +303,7 @@ export class SqliteConnection implements UnitOfWork, Prepares {
     try {
       return fn();
     } catch (err) {
-      if (!(err instanceof EngramError)) unit.poisoned = String(err);
+      if (!(err instanceof EngramError)) unit.poisoned ??= err;
       throw err;
     }
   }

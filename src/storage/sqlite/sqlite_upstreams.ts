@@ -1,7 +1,11 @@
-/** @module The UpstreamStore port over SQLite: the `upstream_servers` table (migration 7). */
+/**
+ * @module The UpstreamStore port over SQLite: the `upstream_servers` table (migration 7) and the
+ * review keys trusted through the database, `trusted_review_keys` (migration 15).
+ */
 import { EngramError } from "../../core/errors.ts";
 import type {
   NewUpstream,
+  TrustedReviewKey,
   UpstreamConsent,
   UpstreamRecord,
   UpstreamStatus,
@@ -122,6 +126,34 @@ export class SqliteUpstreamStore implements UpstreamStore {
     );
   }
 
+  trustReviewKey(
+    key: { key: string; file: string | null; added_by: string },
+  ): Promise<TrustedReviewKey> {
+    return this.#conn.write(() => {
+      this.#conn.prepare(
+        "INSERT INTO trusted_review_keys (key, file, added_by, added_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+      ).run(key.key, key.file, key.added_by, this.#conn.now().toISOString());
+      return toTrustedKey(
+        this.#conn.prepare("SELECT * FROM trusted_review_keys WHERE key = ?")
+          .get(key.key) as unknown as TrustedReviewKey,
+      );
+    });
+  }
+
+  listTrustedReviewKeys(): Promise<TrustedReviewKey[]> {
+    return this.#conn.read(() =>
+      (this.#conn.prepare("SELECT * FROM trusted_review_keys ORDER BY added_at, key")
+        .all() as unknown as TrustedReviewKey[])
+        .map(toTrustedKey)
+    );
+  }
+
+  removeTrustedReviewKey(key: string): Promise<boolean> {
+    return this.#conn.write(() =>
+      this.#conn.prepare("DELETE FROM trusted_review_keys WHERE key = ?").run(key).changes > 0
+    );
+  }
+
   #ensureRow(name: string, at: string): void {
     this.#conn.prepare(
       "INSERT INTO upstream_servers (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
@@ -150,4 +182,8 @@ function toRecord(r: UpstreamRow): UpstreamRecord {
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
+}
+
+function toTrustedKey(r: TrustedReviewKey): TrustedReviewKey {
+  return { key: r.key, file: r.file, added_by: r.added_by, added_at: r.added_at };
 }

@@ -8,17 +8,17 @@ import assert from "node:assert/strict";
 import { runEngram, tempDir } from "../../helpers.ts";
 import { assertFails, exists } from "../_util.ts";
 
-Deno.test("mcp keys: a missing or unknown subcommand is a usage error naming generate", async () => {
+Deno.test("mcp keys: a missing or unknown subcommand is a usage error naming generate, list and remove", async () => {
   await using dir = await tempDir();
   assertFails(
     await runEngram(["mcp", "keys"], { dataDir: dir.path }),
     2,
-    /^engram: missing subcommand generate; see: engram mcp keys generate --help\n/,
+    /^engram: missing subcommand generate, list or remove; see: engram mcp keys generate --help\n/,
   );
   assertFails(
     await runEngram(["mcp", "keys", "rotate"], { dataDir: dir.path }),
     2,
-    /^engram: unknown keys command "rotate"; see: engram mcp keys generate --help\n/,
+    /^engram: unknown keys command "rotate" \(keys has generate, list and remove\); see: engram mcp keys generate --help\n/,
   );
 });
 

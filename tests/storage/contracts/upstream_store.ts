@@ -91,4 +91,25 @@ export function upstreamStoreContract(backend: ContractBackend): void {
     assert.equal(await store.removeUpstream("files"), false);
     assert.deepEqual((await store.listUpstreams()).map((r) => r.name), ["yaml-only"]);
   });
+
+  test("review keys trusted through the database: trusted once, listed oldest first, removed", async () => {
+    await using f = await withBrain(backend);
+    const store = f.storage.upstreams;
+    const first = { key: "ed25519:" + "A".repeat(43) + "=", file: "/k/a.pem", added_by: "ada" };
+    const second = { key: "ed25519:" + "B".repeat(43) + "=", file: null, added_by: "bob" };
+    assert.deepEqual(await store.listTrustedReviewKeys(), []);
+    const added = await store.trustReviewKey(first);
+    assert.deepEqual(added, { ...first, added_at: f.clock.iso() });
+    f.clock.advance(1000);
+    await store.trustReviewKey(second);
+    // Trusting it again keeps the first row: when and by whom it was first trusted.
+    assert.deepEqual(await store.trustReviewKey({ ...first, added_by: "eve" }), added);
+    assert.deepEqual((await store.listTrustedReviewKeys()).map((k) => k.key), [
+      first.key,
+      second.key,
+    ]);
+    assert.equal(await store.removeTrustedReviewKey(first.key), true);
+    assert.equal(await store.removeTrustedReviewKey(first.key), false);
+    assert.deepEqual((await store.listTrustedReviewKeys()).map((k) => k.added_by), ["bob"]);
+  });
 }

@@ -129,6 +129,7 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE upstream_traces;
       DROP TABLE document_deletions;
       DROP TABLE document_provenance;
+      DROP TABLE trusted_review_keys;
       ALTER TABLE audit DROP COLUMN detail;
       PRAGMA user_version = 1;
     `);

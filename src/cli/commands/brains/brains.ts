@@ -1,14 +1,8 @@
 /** @module `engram brains list | create | rename | delete`: the group and its two simplest commands. */
 import { CreateBrainInput } from "../../../core/schemas.ts";
-import {
-  commandInput,
-  type CommandSpec,
-  configFlags,
-  parseOrHelp,
-  usageError,
-} from "../../args.ts";
+import { commandInput, type CommandSpec, configFlags, parseOrHelp } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
-import { groupHelpText, type GroupSpec } from "../../group_help.ts";
+import { asksForHelp, groupHelpText, type GroupSpec, unknownSubcommand } from "../../group_help.ts";
 import { BRAINS_DELETE_SPEC, brainsDelete } from "./brains_delete.ts";
 import { BRAINS_RENAME_SPEC, brainsRename } from "./brains_rename.ts";
 import { table } from "../../output.ts";
@@ -47,15 +41,6 @@ const BRAINS_GROUP: GroupSpec = {
   subcommands: [BRAINS_LIST_SPEC, BRAINS_CREATE_SPEC, BRAINS_RENAME_SPEC, BRAINS_DELETE_SPEC],
 };
 
-/** For usage errors of the group itself (`engram brains bogus`). */
-const BRAINS_SPEC: CommandSpec = {
-  name: "brains",
-  usage: BRAINS_USAGE,
-  summary: BRAINS_GROUP.summary,
-  options: {},
-  positionals: [0, 2],
-};
-
 /** Dispatches `brains list`, `create`, `rename` and `delete`. */
 export async function brainsCommand(argv: string[], ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
@@ -67,11 +52,11 @@ export async function brainsCommand(argv: string[], ctx: CommandContext): Promis
     ctx.out.warn(groupHelpText(BRAINS_GROUP));
     return 2;
   }
-  if (sub === "--help" || sub === "-h") {
+  if (asksForHelp(sub)) {
     ctx.out.line(groupHelpText(BRAINS_GROUP));
     return 0;
   }
-  throw usageError(BRAINS_SPEC, `unknown brains command "${sub}"`);
+  throw unknownSubcommand(BRAINS_GROUP, sub);
 }
 
 async function list(argv: string[], ctx: CommandContext): Promise<number> {

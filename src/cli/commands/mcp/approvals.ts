@@ -5,6 +5,7 @@
  * tool can change them.
  */
 import { EngramError } from "../../../core/errors.ts";
+import { meantName } from "../../../core/text/edit_distance.ts";
 import type { ApprovedKind } from "../../../core/ports/approval_store.ts";
 import {
   approvable,
@@ -22,6 +23,7 @@ import { table } from "../../output.ts";
 import { reviewServers, type UpstreamSetup, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
 import { confirmOnTerminal } from "../../confirm.ts";
+import { unknownCommandMessage } from "../../group_help.ts";
 import {
   asOf,
   checkNameFree,
@@ -45,6 +47,10 @@ export async function mcpApprovals(argv: string[], ctx: CommandContext): Promise
   const [first, ...rest] = args.positionals;
   const verb = first === undefined || !VERBS.has(first) ? "list" : first;
   const operands = verb === "list" && first !== "list" ? args.positionals : rest;
+  // `approvals SERVER` lists one server, so a first word followed by more is a mistyped verb.
+  if (verb === "list" && first !== "list" && operands.length > 1) {
+    throw usageError(MCP_APPROVALS_SPEC, unknownCommandMessage("approvals", first, [...VERBS]));
+  }
   if (verb === "export" || verb === "import" || verb === "verify") {
     return await approvalsLockCommand(verb, { args, operands, ctx });
   }
@@ -68,7 +74,7 @@ async function list(
   ctx: CommandContext,
   o: { server?: string; json: boolean },
 ): Promise<number> {
-  const entries = o.server === undefined ? u.catalog : [findEntry(u.catalog, o.server)];
+  const entries = o.server === undefined ? u.catalog : [listedServer(u, o.server)];
   const reviews = await reviewServers(u, ctx, entries, { interactive: true });
   const rows = reviews.flatMap((r) => r.states.map((s) => ({ review: r, s })));
   if (o.json) {
@@ -256,6 +262,18 @@ async function diff(
     ctx.out.line(patch);
   }
   return 0;
+}
+
+/** The server `approvals WORD` lists; a WORD no server is named that is close to a verb is a typo. */
+function listedServer(u: UpstreamSetup, word: string) {
+  const named = u.catalog.some((e) => e.config.name.toLowerCase() === word.toLowerCase());
+  if (!named && meantName(word, [...VERBS])) {
+    throw usageError(
+      MCP_APPROVALS_SPEC,
+      `${unknownCommandMessage("approvals", word, [...VERBS])}, and no server is named so`,
+    );
+  }
+  return findEntry(u.catalog, word);
 }
 
 function kindOf(args: Parsed): ApprovedKind | undefined {

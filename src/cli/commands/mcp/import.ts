@@ -82,7 +82,7 @@ function printReport(ctx: CommandContext, report: ImportReport, dryRun: boolean)
   if (report.servers.length && !dryRun) {
     ctx.out.line("");
     ctx.out.line(
-      "each is disabled until reviewed: see what blocks it with engram mcp doctor NAME, then engram mcp consent NAME approved and engram mcp enable NAME",
+      "each is disabled until reviewed: engram mcp review NAME shows what will run, signs it, starts it and approves the tools you pick (engram mcp doctor NAME shows what blocks it)",
     );
   }
 }

@@ -8,6 +8,7 @@ import { configFileHint, locateConfig } from "../../../config/config_file.ts";
 import { configDirectory, joinPath } from "../../../config/paths.ts";
 import { EngramError } from "../../../core/errors.ts";
 import { commandChecks } from "../../../mcp/client/launch/command_rules.ts";
+import { countedReviewKeys } from "../../../mcp/client/launch/launch_facts.ts";
 import { manifestDigest } from "../../../mcp/client/launch/launch_manifest.ts";
 import {
   generateReviewKey,
@@ -18,7 +19,19 @@ import {
 import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
 import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
-import { withUpstreams } from "../../upstreams.ts";
+import {
+  asksForHelp,
+  groupHelpText,
+  type GroupSpec,
+  unknownCommandMessage,
+} from "../../group_help.ts";
+import { trustedKeysOf, withUpstreams } from "../../upstreams.ts";
+import {
+  MCP_KEYS_LIST_SPEC,
+  MCP_KEYS_REMOVE_SPEC,
+  mcpKeysList,
+  mcpKeysRemove,
+} from "./review_keys_trust.ts";
 import { carryApprovals, signAll } from "./sign_all.ts";
 
 /** Usage of `engram mcp keys generate`. */
@@ -51,13 +64,32 @@ export const MCP_SIGN_SPEC: CommandSpec = {
   positionals: [0, 1],
 };
 
-/** Runs `engram mcp keys generate`. */
+/** The keys group: `engram mcp keys --help` lists generate, list and remove with their options. */
+const MCP_KEYS_GROUP: GroupSpec = {
+  name: "mcp keys",
+  usage: "engram mcp keys (generate [--out DIR] | list | remove KEY) [--json]",
+  summary:
+    "Reviewers' Ed25519 keys: create one, and list or remove the keys whose signatures count.",
+  subcommands: [MCP_KEYS_SPEC, MCP_KEYS_LIST_SPEC, MCP_KEYS_REMOVE_SPEC],
+};
+
+/** Runs `engram mcp keys generate`, `list` and `remove`. */
 export async function mcpKeys(argv: string[], ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === "list") return await mcpKeysList(rest, ctx);
+  if (sub === "remove") return await mcpKeysRemove(rest, ctx);
+  if (asksForHelp(sub)) {
+    ctx.out.line(groupHelpText(MCP_KEYS_GROUP));
+    return 0;
+  }
   if (sub !== "generate") {
     throw usageError(
       MCP_KEYS_SPEC,
-      sub === undefined ? "missing subcommand generate" : `unknown keys command "${sub}"`,
+      sub === undefined
+        ? "missing subcommand generate, list or remove"
+        : `${
+          unknownCommandMessage("keys", sub, ["generate", "list", "remove"])
+        } (keys has generate, list and remove)`,
     );
   }
   const args = parseOrHelp(rest, MCP_KEYS_SPEC, ctx.out);
@@ -117,7 +149,8 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
     const signature = await signDigest(digest, signer);
     // Review keys are canonical base64 (the config refuses any other spelling), so a listed key
     // is the very string of the signer's public half.
-    const trusted = u.config.mcp.review_keys.includes(signer.reviewKey);
+    const trusted = countedReviewKeys(u.config.mcp.review_keys, await trustedKeysOf(u.runtime))
+      .keys.includes(signer.reviewKey);
     if (entry.origin !== "yaml") {
       await u.runtime.upstreams.setUpstreamDefinition(server.name, {
         ...entry.state!.definition,

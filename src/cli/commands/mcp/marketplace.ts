@@ -16,6 +16,7 @@ import { type CommandSpec, configFlags, parseOrHelp, usageError } from "../../ar
 import type { CommandContext } from "../../context.ts";
 import { table } from "../../output.ts";
 import { withUpstreams } from "../../upstreams.ts";
+import { unknownCommandMessage } from "../../group_help.ts";
 
 /** Usage of `engram mcp marketplace`. */
 export const MCP_MARKETPLACE_SPEC: CommandSpec = {
@@ -53,7 +54,9 @@ export async function mcpMarketplace(argv: string[], ctx: CommandContext): Promi
   if (verb !== "show" && verb !== "add") {
     throw usageError(
       MCP_MARKETPLACE_SPEC,
-      `unknown marketplace command "${verb}"; it has: list, show NAME, add NAME`,
+      `${
+        unknownCommandMessage("marketplace", verb, ["list", "show", "add"])
+      }; it has: list, show NAME, add NAME`,
     );
   }
   if (name === undefined) {

@@ -4,7 +4,7 @@
  */
 import { type CommandSpec, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
-import { groupHelpText, type GroupSpec } from "../../group_help.ts";
+import { groupHelpText, type GroupSpec, unknownSubcommand } from "../../group_help.ts";
 import { MCP_APPROVALS_SPEC, mcpApprovals } from "./approvals.ts";
 import { MCP_CALL_SPEC, MCP_READ_RESOURCE_SPEC, mcpCall, mcpReadResource } from "./call.ts";
 import { MCP_COMPILE_SPEC, mcpCompileResource } from "./compile.ts";
@@ -16,6 +16,8 @@ import { MCP_IMPORT_SPEC, mcpImport } from "./import.ts";
 import { MCP_KEYS_SPEC, MCP_SIGN_SPEC, mcpKeys, mcpSign } from "./keys.ts";
 import { MCP_MARKETPLACE_SPEC, mcpMarketplace } from "./marketplace.ts";
 import { MCP_REPORT_SPEC, mcpReport } from "./report.ts";
+import { MCP_REVIEW_SPEC, mcpReview } from "./review.ts";
+import { MCP_KEYS_LIST_SPEC, MCP_KEYS_REMOVE_SPEC } from "./review_keys_trust.ts";
 import { MCP_SCORE_SPEC, mcpScore } from "./score.ts";
 import { MCP_SET_SPEC, mcpSet } from "./set.ts";
 import {
@@ -49,12 +51,15 @@ const MCP_GROUP: GroupSpec = {
     MCP_SCORE_SPEC,
     MCP_MARKETPLACE_SPEC,
     MCP_IMPORT_SPEC,
+    MCP_REVIEW_SPEC,
     MCP_SET_SPEC,
     MCP_ENABLE_SPEC,
     MCP_DISABLE_SPEC,
     MCP_CONSENT_SPEC,
     MCP_REMOVE_SPEC,
     MCP_KEYS_SPEC,
+    MCP_KEYS_LIST_SPEC,
+    MCP_KEYS_REMOVE_SPEC,
     MCP_SIGN_SPEC,
     MCP_REPORT_SPEC,
   ],
@@ -79,6 +84,8 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
       return await mcpDoctor(rest, ctx);
     case "import":
       return await mcpImport(rest, ctx);
+    case "review":
+      return await mcpReview(rest, ctx);
     case "set":
       return await mcpSet(rest, ctx);
     case "enable":
@@ -115,15 +122,16 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
       return await mcpMarketplace(rest, ctx);
     case "--help":
     case "-h":
+    case "help":
       ctx.out.line(groupHelpText(MCP_GROUP));
       return 0;
     case undefined:
       throw usageError(
         MCP_SPEC,
         `missing subcommand; engram mcp has: ${
-          MCP_GROUP.subcommands.map((s) => s.name.split(" ")[1]).join(", ")
+          [...new Set(MCP_GROUP.subcommands.map((s) => s.name.split(" ")[1]))].join(", ")
         }`,
       );
   }
-  throw usageError(MCP_SPEC, `unknown subcommand "${sub}"`);
+  throw unknownSubcommand(MCP_GROUP, sub);
 }

@@ -9,6 +9,7 @@ import type { StdioServerConfig } from "../../../config/mcp_servers.ts";
 import type { CapabilityApproval } from "../../../core/ports/approval_store.ts";
 import { carriedPins } from "../../../mcp/client/approvals/pin_carry.ts";
 import { commandChecks } from "../../../mcp/client/launch/command_rules.ts";
+import { countedReviewKeys } from "../../../mcp/client/launch/launch_facts.ts";
 import { manifestDigest, manifestDigestV1 } from "../../../mcp/client/launch/launch_manifest.ts";
 import {
   findSigner,
@@ -17,7 +18,7 @@ import {
 } from "../../../mcp/client/launch/review_keys.ts";
 import type { CatalogEntry } from "../../../mcp/client/upstream_catalog.ts";
 import type { CommandContext } from "../../context.ts";
-import type { UpstreamSetup } from "../../upstreams.ts";
+import { trustedKeysOf, type UpstreamSetup } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
 
 /** One server signed: where its signature went, and how many approvals carried over. */
@@ -56,7 +57,9 @@ export async function signAll(
   ctx: CommandContext,
   o: { signer: ReviewSigner; json: boolean },
 ): Promise<number> {
-  const reviewKeys = u.config.mcp.review_keys;
+  // The config's keys, or — while it lists none — those trusted in the database (review's own).
+  const reviewKeys = countedReviewKeys(u.config.mcp.review_keys, await trustedKeysOf(u.runtime))
+    .keys;
   const signed: Signed[] = [];
   const current: string[] = [];
   const skipped: { server: string; why: string }[] = [];
@@ -105,7 +108,9 @@ async function notResignable(
     return `its command is not one plain executable; fix it, then ${review}`;
   }
   if (!server.manifest_signature) return `it was never signed; ${review}`;
-  if (reviewKeys.length === 0) return "mcp.review_keys is empty, so no earlier signature counts";
+  if (reviewKeys.length === 0) {
+    return "no review key is trusted (mcp.review_keys is empty and none is trusted in the database), so no earlier signature counts";
+  }
   const launch = { ...server, command: server.command };
   const signature = { signature: server.manifest_signature, reviewKeys };
   if (await findSigner(await manifestDigest(launch), signature)) {

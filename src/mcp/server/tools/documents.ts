@@ -1,13 +1,18 @@
 /** @module memory_remember, memory_get, memory_update, memory_forget. */
 import { ForgetInput, GetInput, RememberInput, UpdateInput } from "../../../core/schemas.ts";
-import type { DocumentRecord, Provenance } from "../../../core/types.ts";
-import { DocumentRecordSchema, GetOutputSchema } from "../output_schemas.ts";
+import type { DocumentRecord, InputWarning, Provenance } from "../../../core/types.ts";
+import { DocumentRecordSchema, GetOutputSchema, WrittenRecordSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
 
-function describe(verb: string, d: DocumentRecord): string {
+function describe(verb: string, d: DocumentRecord & { warnings?: InputWarning[] }): string {
   return `${verb} ${d.path} (id ${d.id}, version ${d.version}, commit ${
     d.commit_sha.slice(0, 7)
-  }, ${d.byte_size} bytes)`;
+  }, ${d.byte_size} bytes)${warningLines(d.warnings)}`;
+}
+
+/** One line per warning, so an agent reading only the text sees them too. */
+export function warningLines(warnings: readonly InputWarning[] | undefined): string {
+  return (warnings ?? []).map((w) => `\nwarning: line ${w.line}: ${w.message}`).join("");
 }
 
 /**
@@ -28,9 +33,9 @@ export const memoryRemember = defineTool({
   title: "Remember a note",
   tier: "write",
   description:
-    "Store a markdown document. Title defaults to the first heading, else the first line; path to /memory/global/<slug-of-title>.md. Remembering at an existing path creates a new version (identical content: none). Tags are stored as metadata.tags; [[wiki links]] and relative links become backlinks.",
+    "Store a markdown document. Title defaults to the first heading, else the first line; path to /memory/global/<slug-of-title>.md. Remembering at an existing path creates a new version (identical content: none). Tags are stored as metadata.tags; [[wiki links]] and relative links become backlinks. Front matter in content is kept as text; one that does not parse comes back in warnings.",
   input: RememberInput,
-  output: DocumentRecordSchema,
+  output: WrittenRecordSchema,
   annotations: ADDITIVE,
   run: (ctx, args) => ctx.service.remember(ctx.caller, args),
   summary: (d) => describe("Remembered", d),
@@ -63,7 +68,7 @@ export const memoryUpdate = defineTool({
   description:
     "Change a document's content, title, tags (replaced), metadata (merged; null removes a key) or path (new_path). Each real change is a new version; a no-op creates none.",
   input: UpdateInput,
-  output: DocumentRecordSchema,
+  output: WrittenRecordSchema,
   annotations: ADDITIVE,
   run: (ctx, args) => ctx.service.update(ctx.caller, args),
   summary: (d) => describe("Updated", d),

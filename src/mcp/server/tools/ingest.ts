@@ -7,7 +7,9 @@ import { ingestFile } from "../../../ingest/ingest_file.ts";
 import { ingestUrl } from "../../../ingest/ingest_url.ts";
 import type { IngestContext } from "../../../ingest/context.ts";
 import type { IngestResponse } from "../../../core/types.ts";
+import { WarningsSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
+import { warningLines } from "./documents.ts";
 
 const IngestResponseSchema = z.looseObject({
   status: z.enum(["completed", "queued"]).optional(),
@@ -19,6 +21,8 @@ const IngestResponseSchema = z.looseObject({
   embedded_count: z.number().int().min(0),
   duration_ms: z.number().int().min(0),
   reused: z.boolean(),
+  /** What reading the file could not take as written (front matter), when there is some. */
+  warnings: WarningsSchema.optional(),
 });
 
 function ingestContext(ctx: ToolContext): IngestContext {
@@ -32,7 +36,9 @@ function summary(r: IngestResponse): string {
   if (r.status === "queued") return `Queued ${r.path} as job ${r.job_id}; check it with memory_job`;
   return r.reused
     ? `Unchanged: ${r.path} (document ${r.document_id}, ${r.chunk_count} chunks); nothing stored`
-    : `Ingested ${r.path} (document ${r.document_id}, ${r.chunk_count} chunks, ${r.duration_ms} ms)`;
+    : `Ingested ${r.path} (document ${r.document_id}, ${r.chunk_count} chunks, ${r.duration_ms} ms)${
+      warningLines(r.warnings)
+    }`;
 }
 
 /** Ingest a local file. */

@@ -1,0 +1,83 @@
+/**
+ * @module The two-command flow end to end, through the real CLI and a real third-party server: a
+ * Claude Desktop config whose server runs `@modelcontextprotocol/server-everything` the way
+ * `.ci/run` caches it (`deno run --cached-only npm:…`, no network), then `engram mcp import FILE`
+ * and `engram mcp review everything --sandbox standard --approve echo --expose read --yes`; an SDK
+ * client on `engram stdio` then lists and calls `mcp_everything_echo`. Skipped, with the reason,
+ * when the package is not in Deno's cache.
+ */
+import assert from "node:assert/strict";
+import { connectStdio, resultText, runEngram, tempDir } from "../../helpers.ts";
+
+const PACKAGE = "npm:@modelcontextprotocol/server-everything@2026.8.31";
+const ARGS = ["run", "--cached-only", "--allow-env", PACKAGE, "stdio"];
+
+/** Why the pinned package cannot run from the cache here, or null. */
+async function notCached(): Promise<string | null> {
+  const dir = await Deno.makeTempDir({ prefix: "engram-everything-" });
+  try {
+    // Outside the repo, so the probe reads no deno.json and touches no lockfile.
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ARGS,
+      cwd: dir,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    if (out.code === 0) return null;
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n")[0];
+    return `${PACKAGE} is not in Deno's cache (${why}); cache it with: deno cache ${PACKAGE}`;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const skip = await notCached();
+if (skip) console.log(`skipping the two-command flow: ${skip}`);
+
+Deno.test({
+  name:
+    "two commands: import a Claude Desktop config, review it, and an agent on engram stdio lists and calls mcp_everything_echo",
+  ignore: skip !== null,
+  async fn() {
+    await using dir = await tempDir();
+    const file = `${dir.path}/claude_desktop_config.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ mcpServers: { everything: { command: "deno", args: ARGS } } }, null, 2),
+    );
+    const imported = await runEngram(["mcp", "import", file], { dataDir: dir.path });
+    assert.equal(imported.code, 0, imported.stderr);
+
+    const reviewed = await runEngram([
+      "mcp",
+      "review",
+      "everything",
+      "--sandbox",
+      "standard",
+      "--approve",
+      "echo",
+      "--expose",
+      "read",
+      "--yes",
+    ], { dataDir: dir.path });
+    assert.equal(reviewed.code, 0, reviewed.stderr + reviewed.stdout);
+    assert.match(reviewed.stdout, /^agents now see: mcp_everything_echo$/m);
+    assert.match(reviewed.stdout, /^undo all of it: engram mcp disable everything$/m);
+
+    await using agent = await connectStdio(dir.path);
+    const { tools } = await agent.client.listTools();
+    assert.ok(
+      tools.some((t) => t.name === "mcp_everything_echo"),
+      tools.map((t) => t.name).join(", "),
+    );
+    assert.ok(!tools.some((t) => t.name === "mcp_everything_get-env"), "only what was approved");
+    const result = await agent.client.callTool({
+      name: "mcp_everything_echo",
+      arguments: { message: "hello from the agent" },
+    });
+    assert.equal(result.isError ?? false, false, agent.stderr());
+    assert.match(resultText(result), /hello from the agent/);
+  },
+});
