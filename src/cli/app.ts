@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import("./commands/import.ts")).importCommand,
   backup: async () => (await import("./commands/backup.ts")).backupCommand,
   restore: async () => (await import("./commands/restore.ts")).restoreCommand,
+  doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
   mcp: async () => (await import("./commands/mcp/mcp.ts")).mcpCommand,
   config: async () => (await import("./commands/config.ts")).configCommand,
   version: async () => (await import("./commands/version.ts")).versionCommand,
@@ -59,6 +60,7 @@ commands:
   import DIR             read a folder of markdown files (a vault) into a brain
   backup FILE            write a consistent copy of the database, even while engram runs
   restore FILE           replace the database with a backup (engram must not be running)
+  doctor                 check the config, data directory, free space and database integrity
   mcp servers|doctor|import|enable|disable|consent|remove|keys|sign
                          review, sign and launch upstream MCP servers safely
   mcp discover|call|read-resource
@@ -72,7 +74,7 @@ commands:
 
 Every command takes --help, --config FILE, --data DIR and --log-level LEVEL.
 Exit codes: 0 ok, 1 error, 2 usage or invalid input, 75 busy: database or consolidation lock
-held by another process (retry later).
+held by another process, or the disk is full (retry later).
 `;
 
 /** Runs one command line and returns the exit code. Never throws. */

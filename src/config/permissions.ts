@@ -46,6 +46,8 @@ export function ceilingFlags(run: readonly string[] = RUN_CEILING): string[] {
     "--allow-write",
     "--allow-env",
     "--allow-net",
+    // Free space of the data directory's file system, for `engram doctor`; nothing else.
+    "--allow-sys=statfs",
     `--allow-run=${run.join(",")}`,
   ];
 }

@@ -7,7 +7,10 @@ export function healthz(): Response {
   });
 }
 
-/** GET /readyz: 200 when the database answers, 503 otherwise. */
+/**
+ * GET /readyz: 200 when the database answers, 503 otherwise — and from the moment it was found
+ * corrupt (docs/operations.md#corrupt-or-full-database), which `ready` reports.
+ */
 export async function readyz(ready: () => Promise<boolean>): Promise<Response> {
   let ok = false;
   try {

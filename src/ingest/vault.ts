@@ -14,7 +14,13 @@ import {
 import { deriveTitle, normalizePath } from "../core/markdown/naming.ts";
 import { findHeadings } from "../core/markdown/structure.ts";
 import type { MemoryService } from "../core/memory_service.ts";
-import type { Brain, CallerContext, DocumentWithContent, Metadata } from "../core/types.ts";
+import type {
+  Brain,
+  CallerContext,
+  DocumentWithContent,
+  InputWarning,
+  Metadata,
+} from "../core/types.ts";
 
 /** Ids engram issues; another front matter `id` (a Zettelkasten number, say) stays metadata. */
 const DOC_ID = /^doc_[0-9A-Za-z]{1,64}$/;
@@ -58,6 +64,13 @@ export interface ImportSummary extends VaultSummary {
   imported: number;
   /** Files whose document already matched them: no new version. */
   unchanged: number;
+  /** What reading a file's front matter could not take as written; the file was imported. */
+  warnings: VaultWarning[];
+}
+
+/** A line of a vault file (relative to the vault, `/`-separated) read otherwise than written. */
+export interface VaultWarning extends InputWarning {
+  file: string;
 }
 
 /**
@@ -117,13 +130,15 @@ export async function importVault(
   const brain = await service.brain(caller, options.brain);
   const files = await markdownFiles(dir);
   const failed: VaultFailure[] = [];
+  const warnings: VaultWarning[] = [];
   let imported = 0;
   let unchanged = 0;
   for (const [i, file] of files.entries()) {
     try {
-      const changed = await importFile(service, caller, { brain, dir, file });
-      if (changed) imported++;
+      const done = await importFile(service, caller, { brain, dir, file });
+      if (done.changed) imported++;
       else unchanged++;
+      warnings.push(...done.warnings.map((w) => ({ file, ...w })));
     } catch (err) {
       failed.push({ file, error: messageOf(err) });
     }
@@ -134,6 +149,7 @@ export async function importVault(
     files: files.length,
     imported,
     unchanged,
+    warnings,
   };
 }
 
@@ -228,12 +244,12 @@ async function markdownFiles(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** Imports one file; true when it created a document or a version. */
+/** Imports one file: `changed` when it created a document or a version, and what reading it found. */
 async function importFile(
   service: MemoryService,
   caller: CallerContext,
   options: { brain: Brain; dir: string; file: string },
-): Promise<boolean> {
+): Promise<{ changed: boolean; warnings: InputWarning[] }> {
   const { brain, dir, file } = options;
   const full = join(dir, ...file.split("/"));
   const { size } = await Deno.stat(full);
@@ -247,7 +263,7 @@ async function importFile(
     );
   }
   const text = decodeNote(await Deno.readFile(full), file);
-  const { front, body } = readFrontMatter(text);
+  const { front, body, warnings, title: brokenTitle } = readFrontMatter(text);
   const fm: FrontMatter = front ?? { tags: [], metadata: {} };
   const metadata: Metadata = { ...fm.metadata };
   delete metadata.tags;
@@ -256,7 +272,7 @@ async function importFile(
     metadata.id ??= id;
     id = undefined;
   }
-  const title = fm.title ??
+  const title = fm.title ?? brokenTitle ??
     (findHeadings(body).length ? deriveTitle(body) : basename(file).replace(MARKDOWN, ""));
   if (title.length > LIMITS.titleChars) {
     throw new EngramError(
@@ -281,9 +297,10 @@ async function importFile(
       id,
       createdAt: fm.created_at,
       updatedAt: fm.updated_at,
+      warnings,
     },
   );
-  return !existing || doc.version !== existing.version;
+  return { changed: !existing || doc.version !== existing.version, warnings };
 }
 
 /** UTF-8 text of a note, or `invalid_argument` for binary. */

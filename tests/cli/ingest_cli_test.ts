@@ -229,3 +229,30 @@ Deno.test("engram ingest on a terminal shows a progress bar, then the summary", 
   const after = screen.slice(screen.indexOf("ingested 5,"));
   assert.doesNotMatch(after.split("\n").slice(1).join("\n"), /ingesting|█|░/);
 });
+
+Deno.test("engram ingest of a note whose front matter does not parse stores it, warns on stderr (exit 0) and lists the warning in --json", async () => {
+  await using dir = await tempDir();
+  const broken = "---\ntitle: Plan\ntags: [a, b\n---\nbody\n";
+  await writeText(dir.path, "notes/plan.md", broken);
+  await writeText(dir.path, "notes/clean.md", "# Clean\n\nNothing wrong here.\n");
+  const r = await runEngram(["ingest", "notes"], { dataDir: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, summaryLine(2, 0, 0, 2));
+  assert.equal(
+    r.stderr,
+    `warning: ${dir.path}/notes/plan.md:3: front matter does not parse (line 3: unclosed flow sequence: a [ without its ]); stored it as part of the text, and read the title from line 2\n`,
+  );
+  await writeText(dir.path, "seven.md", "---\ntags: 7\n---\nLucky.\n");
+  const json = await runEngram(["ingest", "seven.md", "--json"], { dataDir: dir.path });
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(json.stderr, 'warning: seven.md:2: tags: 7 is a number; read as the tag "7"\n');
+  const s = JSON.parse(json.stdout) as Summary & { documents: { warnings?: unknown }[] };
+  assert.deepEqual(s.documents[0].warnings, [
+    { line: 2, message: 'tags: 7 is a number; read as the tag "7"' },
+  ]);
+  const got = await runJson<{ title: string; content: string }>(
+    ["get", "/ingest/notes/plan.md", "--json"],
+    { dataDir: dir.path },
+  );
+  assert.deepEqual([got.title, got.content], ["Plan", broken]);
+});

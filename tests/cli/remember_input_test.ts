@@ -109,3 +109,51 @@ Deno.test("remember of an empty file says it is empty; of a huge one points to e
     "remember takes at most 5,000,000 — for a larger file use: engram ingest big.md",
   );
 });
+
+const BROKEN = "---\ntitle: Plan\ntags: [a, b\n---\nbody\n";
+
+Deno.test("remember of a note whose front matter does not parse stores it whole, keeps its title line and warns on stderr (exit 0)", async () => {
+  await using dir = await tempDir();
+  await writeText(dir.path, "plan.md", BROKEN);
+  const r = await runEngram(["remember", "plan.md"], { dataDir: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^remembered \/memory\/global\/plan\.md \(id doc_/);
+  assert.equal(
+    r.stderr,
+    "warning: plan.md:3: front matter does not parse (line 3: unclosed flow sequence: a [ without its ]); stored it as part of the text, and read the title from line 2\n",
+  );
+  const json = await runEngram(["remember", "-", "--json"], { dataDir: dir.path, stdin: BROKEN });
+  assert.equal(json.code, 0, json.stderr);
+  assert.match(json.stderr, /^warning: stdin:3: front matter does not parse/);
+  const doc = JSON.parse(json.stdout) as DocumentRecord & {
+    warnings: { line: number; message: string }[];
+  };
+  assert.equal(doc.title, "Plan", "not the first body line");
+  assert.deepEqual(doc.warnings.map((w) => w.line), [3]);
+  const got = await runJson<{ content: string }>(["get", doc.path, "--json"], {
+    dataDir: dir.path,
+  });
+  assert.equal(got.content, BROKEN, "the front matter is kept as text");
+});
+
+Deno.test("remember: tags: 7 becomes the tag 7 and a map of tags none, each with a warning", async () => {
+  await using dir = await tempDir();
+  const seven = await runEngram(["remember", "-", "--json"], {
+    dataDir: dir.path,
+    stdin: "---\ntitle: Seven\ntags: 7\n---\nLucky.\n",
+  });
+  assert.equal(seven.code, 0, seven.stderr);
+  assert.equal(seven.stderr, 'warning: stdin:3: tags: 7 is a number; read as the tag "7"\n');
+  const doc = JSON.parse(seven.stdout) as DocumentRecord;
+  assert.equal(doc.metadata.tags, "7");
+  const map = await runEngram(["remember", "-", "--json"], {
+    dataDir: dir.path,
+    stdin: "---\ntitle: Map\ntags:\n  work: true\n---\nMapped.\n",
+  });
+  assert.equal(map.code, 0, map.stderr);
+  assert.equal(
+    map.stderr,
+    "warning: stdin:3: tags is a map, not a list of tags; read no tags from it — write tags: [a, b]\n",
+  );
+  assert.equal((JSON.parse(map.stdout) as DocumentRecord).metadata.tags, undefined);
+});

@@ -204,3 +204,27 @@ Deno.test({
     assert.match(r.stdout, /imported 6 of 6 files/);
   },
 });
+
+Deno.test("engram import of a vault with a note whose front matter does not parse imports it, warns on stderr and exits 0", async () => {
+  await using dir = await tempDir();
+  const vault = `${dir.path}/vault`;
+  await copyDir(FIXTURE, vault);
+  const broken = "---\ntitle: Broken plan\ntags: [a, b\n---\nStill imported.\n";
+  await Deno.writeTextFile(`${vault}/notes/broken.md`, broken);
+  const r = await runEngram(["import", vault], { dataDir: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^imported 7 of 7 files .*\(0 unchanged, 0 failed\)\n$/);
+  assert.equal(
+    r.stderr,
+    "warning: notes/broken.md:3: front matter does not parse (line 3: unclosed flow sequence: a [ without its ]); stored it as part of the text, and read the title from line 2\n",
+  );
+  const json = await runEngram(["import", vault, "--json"], { dataDir: dir.path });
+  assert.equal(json.code, 0, json.stderr);
+  const summary = JSON.parse(json.stdout) as ImportSummary & {
+    warnings: { file: string; line: number }[];
+  };
+  assert.deepEqual(summary.warnings.map((w) => [w.file, w.line]), [["notes/broken.md", 3]]);
+  const got = await runEngram(["get", "/notes/broken.md", "--json"], { dataDir: dir.path });
+  const doc = JSON.parse(got.stdout) as { title: string; content: string };
+  assert.deepEqual([doc.title, doc.content], ["Broken plan", broken]);
+});

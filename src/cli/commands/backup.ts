@@ -58,7 +58,7 @@ function count(n: number, what: string): string {
 }
 
 /** Bytes in B, KiB, MiB or GiB with one decimal. */
-function humanBytes(n: number): string {
+export function humanBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB"];
   let value = n;
   let unit = 0;

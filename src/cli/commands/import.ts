@@ -44,6 +44,10 @@ export async function importCommand(argv: string[], ctx: CommandContext): Promis
         } into brain "${summary.brain_slug}" from ${summary.dir} (${summary.unchanged} unchanged, ${summary.failed.length} failed)`,
       );
     }
+    // Imported all the same: each said on stderr, and the exit code does not change.
+    for (const w of summary.warnings) {
+      ctx.out.warn(`warning: ${w.file}:${w.line}: ${w.message}`);
+    }
     return reportFailures(ctx, summary.failed, "imported");
   });
 }

@@ -225,8 +225,15 @@ function report(
       document_id: r.result!.document_id,
       chunk_count: r.result!.chunk_count,
       reused: r.result!.reused,
+      ...(r.result!.warnings ? { warnings: r.result!.warnings } : {}),
     })),
   };
+  // Ingested all the same: each said on stderr, and the exit code does not change.
+  for (const r of results) {
+    for (const w of r.result?.warnings ?? []) {
+      o.ctx.out.warn(`warning: ${r.source}:${w.line}: ${w.message}`);
+    }
+  }
   if (o.json) o.ctx.out.json(summary);
   else {
     for (const f of failed) o.ctx.out.warn(`failed: ${f.source}: ${f.error}`);

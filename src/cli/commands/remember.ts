@@ -14,14 +14,15 @@ export const REMEMBER_SPEC: CommandSpec = {
   name: "remember",
   usage: "engram remember [--title T] [--tag X]... [--path P] [--brain SLUG] [--json] (FILE | -)",
   summary: "Store a markdown document from FILE, or from stdin with -. Front matter gives the " +
-    "title, tags and metadata (--title wins; --tag adds). Binary input is refused. The same path " +
+    "title, tags and metadata (--title wins; --tag adds); what it could not read as written is " +
+    "stored anyway and named in a warning on stderr. Binary input is refused. The same path " +
     "again makes a new version.",
   options: {
     title: { type: "string", help: "T  title (else the first heading, else the first line)" },
     tag: { type: "string", multiple: true, help: "X  a tag" },
     path: { type: "string", help: "P  document path (else /memory/global/<slug of title>.md)" },
     brain: { type: "string", help: "SLUG  brain slug or id" },
-    json: { type: "boolean", help: "print the DocumentRecord as JSON" },
+    json: { type: "boolean", help: "print the DocumentRecord (with any warnings) as JSON" },
   },
   positionals: [1, 1],
 };
@@ -65,11 +66,14 @@ export async function rememberCommand(argv: string[], ctx: CommandContext): Prom
     { spec: REMEMBER_SPEC, renames: { tags: "tags (front matter and --tag)" } },
   );
   return await withRuntime(ctx, configFlags(args.values), async (runtime) => {
-    const doc = await runtime.service.remember(CLI_CALLER, input);
+    // The file's own lines: the service would otherwise check the content handed to it.
+    const doc = await runtime.service.remember(CLI_CALLER, input, { warnings: note.warnings });
     if (args.values.json) ctx.out.json(doc);
     else {ctx.out.line(
         `remembered ${doc.path} (id ${doc.id}, version ${doc.version}, ${doc.byte_size} bytes)`,
       );}
+    // Stored all the same: said on stderr, the exit code stays 0.
+    for (const w of doc.warnings ?? []) ctx.out.warn(`warning: ${name}:${w.line}: ${w.message}`);
     return 0;
   });
 }

@@ -1,7 +1,9 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
 import { configSummary } from "../../config/config_file.ts";
 import { loadConfig } from "../../config/load.ts";
-import { EngramError } from "../../core/errors.ts";
+import { CORRUPT_DATABASE_FIX, EngramError } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { StorageHealth } from "../../core/ports/storage.ts";
 import type { Tier } from "../../core/types.ts";
 import { createHttpApp } from "../../http/app.ts";
 import { anonymousVerifier } from "../../http/auth.ts";
@@ -76,6 +78,14 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   }
   // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.
   jobs.kick();
+  // A damaged file shows in the log and /readyz now, not at the first call that reads the bad
+  // page; after listening, so start-up waits for nothing (docs/operations.md#corrupt-or-full-database).
+  const checking = new AbortController();
+  const checked = checkInBackground(runtime.health, {
+    file: config.dbFile,
+    logger,
+    signal: checking.signal,
+  });
   const stop = () => void server.shutdown(config.http.shutdown_grace_ms);
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
@@ -88,9 +98,41 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   await server.finished;
   await server.shutdown(config.http.shutdown_grace_ms);
   for (const s of signals) Deno.removeSignalListener(s, stop);
+  checking.abort();
+  await checked;
   await serving.close();
   logger.info("engram serve stopped");
   return 0;
+}
+
+/** Runs the quick check of the database and logs what it found (damage at error level). */
+async function checkInBackground(
+  health: StorageHealth,
+  o: { file: string; logger: Logger; signal: AbortSignal },
+): Promise<void> {
+  try {
+    for (const check of await health.check({ level: "quick", signal: o.signal })) {
+      if (check.status === "ok") {
+        o.logger.debug("database check passed", { check: check.name, file: o.file });
+        continue;
+      }
+      if (check.status === "not_run") {
+        o.logger.warn("the database check could not run", {
+          check: check.name,
+          file: o.file,
+          error: check.problems.join("; "),
+        });
+        continue;
+      }
+      o.logger.error(
+        `database ${o.file} failed ${check.name} (${
+          check.problems.join("; ")
+        }); ${CORRUPT_DATABASE_FIX}`,
+      );
+    }
+  } catch (err) {
+    o.logger.warn("the database check could not run", { file: o.file, error: String(err) });
+  }
 }
 
 function parsePort(flag: string | undefined, fallback: number): number {

@@ -32,8 +32,9 @@ export interface StorageContents {
 export interface StorageCheck {
   /** What was checked: `quick_check`, `integrity_check`, `fts:<table>`. */
   name: string;
-  ok: boolean;
-  /** What the check reported when it failed (at most a few lines). */
+  /** `damaged`: the check found damage; `not_run`: it could not run (a lock held too long). */
+  status: "ok" | "damaged" | "not_run";
+  /** What the check reported when it did not pass (at most a few lines). */
   problems: string[];
 }
 
@@ -46,10 +47,11 @@ export interface StorageHealth {
   /**
    * Checks the database's soundness: `quick` (the page structure, a table at a time, letting other
    * work run between tables: for a server that just started) or `full` (every page, index and
-   * full-text index: for `engram doctor`). A check that fails marks the storage corrupt (`ready`
-   * turns false).
+   * full-text index: for `engram doctor`). A check that finds damage marks the storage corrupt
+   * (`ready` turns false). An aborted `signal` stops a quick check between tables, which then
+   * returns no result.
    */
-  check(options: { level: "quick" | "full" }): Promise<StorageCheck[]>;
+  check(options: { level: "quick" | "full"; signal?: AbortSignal }): Promise<StorageCheck[]>;
 }
 
 /** One storage backend's ports, sharing one unit of work. */

@@ -9,6 +9,7 @@ import type { Storage, StorageContents, StorageHealth } from "../../core/ports/s
 import type { UnitOfWork } from "../../core/ports/unit_of_work.ts";
 import { openDatabase, type OpenOptions } from "./database.ts";
 import { summarizeDatabase } from "./backup/database_summary.ts";
+import { fullCheck, quickCheck } from "./backup/integrity_checks.ts";
 import { SqliteApprovalStore } from "./sqlite_approvals.ts";
 import { SqliteAuditLog } from "./sqlite_audit_log.ts";
 import { SqliteBrainStore } from "./sqlite_brains.ts";
@@ -68,8 +69,16 @@ export class SqliteStorage implements Storage {
     this.audit = new SqliteAuditLog(conn, { logger: options.logger });
     this.traces = this.audit;
     this.health = {
-      ready: () => conn.read(() => conn.prepare("SELECT 1").get() !== undefined),
+      // Reading the schema touches the file's first page (SELECT 1 reads none); a file found
+      // corrupt anywhere, by a failed call or a check, stays not ready until it is restored.
+      ready: async () =>
+        conn.corruption === null &&
+        await conn.read(() =>
+          conn.prepare("SELECT count(*) FROM sqlite_schema").get() !== undefined
+        ),
       contents: (): Promise<StorageContents> => conn.read(() => summarizeDatabase(conn.db)),
+      check: ({ level, signal }) =>
+        level === "quick" ? quickCheck(conn, { signal }) : fullCheck(conn),
     };
   }
 

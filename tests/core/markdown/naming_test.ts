@@ -42,6 +42,13 @@ Deno.test("deriveTitle: front matter is skipped", () => {
   assert.equal(deriveTitle("---\n# not a heading\n---\n## The heading\n"), "The heading");
 });
 
+Deno.test("deriveTitle: a broken front matter block is skipped; a rule or an unclosed block's --- is not the title", () => {
+  assert.equal(deriveTitle("---\ntitle: Plan\ntags: [a, b\n---\n# Heading\nbody\n"), "Heading");
+  assert.equal(deriveTitle("---\ntags: [a, b\n---\nFirst body line\n"), "First body line");
+  assert.equal(deriveTitle("---\ntitle: x\nbody"), "title: x");
+  assert.equal(deriveTitle("* * *\n___\nAfter the rules"), "After the rules");
+});
+
 Deno.test("deriveTitle: whitespace is collapsed, and empty content is Untitled", () => {
   assert.equal(deriveTitle("#   Many    spaces\there  "), "Many spaces here");
   assert.equal(deriveTitle("   \n\t\n"), "Untitled");

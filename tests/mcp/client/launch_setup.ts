@@ -12,7 +12,12 @@ import {
   type ReviewSigner,
   signDigest,
 } from "../../../src/mcp/client/launch/review_keys.ts";
-import { probeBubblewrap, type SandboxProbe } from "../../../src/mcp/client/launch/sandbox.ts";
+import {
+  probeBubblewrap,
+  type SandboxProbe,
+  VISIBLE_DIRS,
+  visibleInSandbox,
+} from "../../../src/mcp/client/launch/sandbox.ts";
 
 /** The tree_server fixture. */
 export const TREE_SERVER = new URL("../../fixtures/upstream/tree_server.ts", import.meta.url)
@@ -23,6 +28,25 @@ export const UPSTREAM_DIR = new URL("../../fixtures/upstream", import.meta.url).
 /** Whether bubblewrap runs here; tests that need it are ignored with this reason printed. */
 export const BWRAP: SandboxProbe = await probeBubblewrap({ path: Deno.env.get("PATH") });
 if (!BWRAP.ok) console.log(`skipping bubblewrap tests: ${BWRAP.reason}`);
+
+/** This Deno, by its (real) path: what the tests start tree_server with inside the sandbox. */
+export const TEST_DENO = Deno.execPath();
+
+/**
+ * Why the restricted sandbox cannot show TEST_DENO, or null when it can: it shows the system
+ * folders and the server's cwd (here the fixtures), so a Deno from a node_modules folder is not
+ * there, and the tests that start it inside are ignored with this reason printed.
+ */
+export const DENO_HIDDEN: string | null = visibleInSandbox(
+    { path: TEST_DENO, realPath: Deno.realPathSync(TEST_DENO) },
+    // The sandbox dir lies under each test's own temp data dir, where Deno never is.
+    { sandboxDir: "/nonexistent/sandboxes/test", cwd: UPSTREAM_DIR },
+  )
+  ? null
+  : `Deno at ${TEST_DENO} is outside the folders the restricted sandbox shows (${VISIBLE_DIRS}); install Deno under /usr to run them`;
+if (BWRAP.ok && DENO_HIDDEN) {
+  console.log(`skipping restricted-sandbox tests that start Deno: ${DENO_HIDDEN}`);
+}
 
 /** A fresh in-memory review key pair. */
 export async function testSigner(): Promise<ReviewSigner> {

@@ -78,6 +78,12 @@ const CASES: Case[] = [
   },
   {
     tool: "memory_remember",
+    what: "a note whose front matter does not parse, with its warnings",
+    args: () => ({ content: "---\ntags: [a\n---\nGamma is stored anyway." }),
+    expect: { title: "Gamma is stored anyway.", warnings: [{ line: 2 }] },
+  },
+  {
+    tool: "memory_remember",
     what: "an unknown brain",
     args: () => ({ content: "x", ...NOPE }),
     error: "no_brain",
@@ -104,6 +110,12 @@ const CASES: Case[] = [
     }),
   },
   { tool: "memory_get", what: "an earlier version", args: (s) => ({ id: s.alpha.id, version: 1 }) },
+  {
+    tool: "memory_update",
+    what: "content whose front matter does not parse, with its warnings",
+    args: (s) => ({ path: s.beta.path, content: "---\na: [1\n---\nBeta keeps the plan." }),
+    expect: { version: 2, warnings: [{ line: 2 }] },
+  },
   {
     tool: "memory_update",
     what: "a missing document",
@@ -156,6 +168,15 @@ const CASES: Case[] = [
     what: "the same file again",
     args: (s) => ({ path: `${s.root}/small.md` }),
     expect: { reused: true },
+  },
+  {
+    tool: "memory_ingest_file",
+    what: "a file whose tags are a number, with its warnings",
+    args: (s) => ({ path: `${s.root}/seven.md` }),
+    expect: {
+      status: "completed",
+      warnings: [{ line: 2, message: 'tags: 7 is a number; read as the tag "7"' }],
+    },
   },
   {
     tool: "memory_ingest_file",
@@ -408,6 +429,7 @@ Deno.test("tool contract: success results match the listed outputSchema; errors 
   const root = `${dir.path}/files`;
   await Deno.mkdir(root);
   await Deno.writeTextFile(`${root}/small.md`, "---\ntags: [x]\n---\n# Small\nA small file.\n");
+  await Deno.writeTextFile(`${root}/seven.md`, "---\ntags: 7\n---\nA lucky file.\n");
   await Deno.writeTextFile(`${root}/large.txt`, "A line of a large file.\n".repeat(200));
   await Deno.writeTextFile(
     `${dir.path}/engram.yaml`,

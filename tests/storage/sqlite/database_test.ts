@@ -166,7 +166,7 @@ Deno.test("a file of random bytes is reported as not a SQLite database, naming t
     /not a SQLite database or is corrupt/,
     /--data/,
   );
-  assert.equal(err.code, "internal");
+  assert.equal(err.code, "storage_corrupt");
   assert.ok(err.cause instanceof Error, "the SQLite error is kept as the cause");
 });
 
@@ -268,7 +268,7 @@ Deno.test("the CLI on a corrupt engram.db exits 1 with a clear message and no st
   const r = await runEngram(["search", "x"], { dataDir: dir.path });
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
-  assert.match(r.stderr, /^engram: internal: database /);
+  assert.match(r.stderr, /^engram: storage_corrupt: database /);
   assert.match(r.stderr, escape(file));
   assert.match(r.stderr, /is not a SQLite database or is corrupt/);
   assert.doesNotMatch(r.stderr, /^\s+at /m, "no stack trace");

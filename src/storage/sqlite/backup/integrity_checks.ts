@@ -11,9 +11,13 @@ const MAX_PROBLEMS = 5;
 
 /**
  * `PRAGMA quick_check` of each table (and its indexes) in turn, yielding to other work between
- * tables: node:sqlite is synchronous, and a server must go on answering while it checks.
+ * tables: node:sqlite is synchronous, and a server must go on answering while it checks. Stops
+ * (returning nothing) once `signal` is aborted: a server shutting down does not wait for it.
  */
-export async function quickCheck(conn: SqliteConnection): Promise<StorageCheck[]> {
+export async function quickCheck(
+  conn: SqliteConnection,
+  options: { signal?: AbortSignal } = {},
+): Promise<StorageCheck[]> {
   const problems: string[] = [];
   try {
     const tables = await conn.read(() =>
@@ -23,8 +27,9 @@ export async function quickCheck(conn: SqliteConnection): Promise<StorageCheck[]
     );
     for (const table of tables) {
       await yieldToOthers();
+      if (options.signal?.aborted) return [];
       const rows = await conn.read(() =>
-        conn.db.prepare(`PRAGMA quick_check(${quoteName(table)})`).all() as {
+        conn.prepare(`PRAGMA quick_check(${quoteName(table)})`).all() as {
           quick_check: string;
         }[]
       );
@@ -32,7 +37,7 @@ export async function quickCheck(conn: SqliteConnection): Promise<StorageCheck[]
       if (problems.length >= MAX_PROBLEMS) break;
     }
   } catch (err) {
-    problems.push(messageOf(err));
+    return [failed("quick_check", err)];
   }
   return [finish(conn, "quick_check", problems)];
 }
@@ -43,7 +48,7 @@ export async function fullCheck(conn: SqliteConnection): Promise<StorageCheck[]>
   let ftsTables: string[] = [];
   try {
     const rows = await conn.read(() =>
-      conn.db.prepare(`PRAGMA integrity_check(${MAX_PROBLEMS})`).all() as {
+      conn.prepare(`PRAGMA integrity_check(${MAX_PROBLEMS})`).all() as {
         integrity_check: string;
       }[]
     );
@@ -55,30 +60,44 @@ export async function fullCheck(conn: SqliteConnection): Promise<StorageCheck[]>
       ).all() as { name: string }[]).map((r) => r.name)
     );
   } catch (err) {
-    checks.push(finish(conn, "integrity_check", [messageOf(err)]));
+    checks.push(failed("integrity_check", err));
   }
   for (const table of ftsTables) {
     const name = quoteName(table);
-    let problems: string[] = [];
     try {
-      // An INSERT that writes nothing: FTS5 compares its index with the rows it indexes, and
-      // fails with SQLITE_CORRUPT_VTAB when they differ.
+      // An INSERT that writes nothing: FTS5 checks its index, and with rank 1 compares it with
+      // the chunks it indexes (external content), failing with SQLITE_CORRUPT_VTAB on a mismatch.
       await conn.write(() =>
-        conn.db.prepare(`INSERT INTO ${name}(${name}) VALUES ('integrity-check')`).run()
+        conn.prepare(`INSERT INTO ${name}(${name}, rank) VALUES ('integrity-check', 1)`).run()
       );
+      checks.push(finish(conn, `fts:${table}`, []));
     } catch (err) {
-      problems = [messageOf(err)];
+      checks.push(failed(`fts:${table}`, err));
     }
-    checks.push(finish(conn, `fts:${table}`, problems));
   }
   return checks;
 }
 
-/** A check's result; a failed one marks the connection corrupt. */
+/** A check's result; damage it found marks the connection corrupt. */
 function finish(conn: SqliteConnection, name: string, problems: string[]): StorageCheck {
-  const kept = problems.slice(0, MAX_PROBLEMS);
+  // SQLite reports several lines in one row, under a `*** in database main ***` heading.
+  const kept = problems.flatMap((p) => p.split("\n"))
+    .filter((line) => line.trim() !== "" && !/^\*\*\* in database/.test(line))
+    .slice(0, MAX_PROBLEMS);
   if (kept.length > 0) conn.noteCorruption(`${name}: ${kept[0]}`);
-  return { name, ok: kept.length === 0, problems: kept };
+  return { name, status: kept.length === 0 ? "ok" : "damaged", problems: kept };
+}
+
+/**
+ * A check that failed to run: damage (SQLite said corrupt, which `conn` already noted), or another
+ * failure (a lock held too long), which says nothing about the file and marks nothing.
+ */
+function failed(name: string, err: unknown): StorageCheck {
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  if (code === "storage_corrupt") {
+    return { name, status: "damaged", problems: [messageOf(cause ?? err)] };
+  }
+  return { name, status: "not_run", problems: [messageOf(err)] };
 }
 
 /** An SQL identifier, quoted. */

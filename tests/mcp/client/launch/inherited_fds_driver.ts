@@ -11,6 +11,7 @@ import { tempDir } from "../../../helpers.ts";
 import {
   jsonLines,
   launchable,
+  TEST_DENO,
   testFacts,
   testSigner,
   token,
@@ -31,7 +32,7 @@ await using dir = await tempDir();
 const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
 const server = await launchable(signer, {
   name: "fds",
-  command: "deno",
+  command: profile === "restricted" ? TEST_DENO : "deno",
   args: ["run", "-A", "--no-config", TREE_SERVER, token()],
   sandbox_profile: profile,
   ...(profile === "restricted" ? { cwd: UPSTREAM_DIR } : {}),

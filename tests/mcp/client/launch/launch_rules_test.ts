@@ -1,5 +1,6 @@
 /** The launch rules as a pure evaluation: command shape, allowlist matching, sandbox visibility, http. */
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import { HttpServerSchema } from "../../../../src/config/mcp_servers.ts";
 import { LAUNCH_HELPERS } from "../../../../src/config/permissions.ts";
 import { commandChecks, programName } from "../../../../src/mcp/client/launch/command_rules.ts";
@@ -7,7 +8,15 @@ import { manifestDigest } from "../../../../src/mcp/client/launch/launch_manifes
 import { loaderKey } from "../../../../src/mcp/client/launch/env_loader.ts";
 import { evaluateLaunch } from "../../../../src/mcp/client/launch/launch_rules.ts";
 import { tempDir } from "../../../helpers.ts";
-import { BWRAP, launchable, stdioServer, testFacts, testSigner } from "../launch_setup.ts";
+import {
+  BWRAP,
+  DENO_HIDDEN,
+  launchable,
+  stdioServer,
+  TEST_DENO,
+  testFacts,
+  testSigner,
+} from "../launch_setup.ts";
 
 const signer = await testSigner();
 
@@ -157,7 +166,14 @@ Deno.test("http servers: header references, consent and enabled are checked", as
 Deno.test("a fresh YAML entry lists what is missing, in order", async () => {
   await using dir = await tempDir();
   const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
-  const verdict = await evaluateLaunch(stdioServer({ name: "new", command: "deno" }), facts);
+  // A Deno the sandbox does not show (from a node_modules folder) gets its folder as cwd, as the
+  // sandbox rule's fix says: wherever Deno is installed, only what a review adds is missing.
+  const entry = {
+    name: "new",
+    command: TEST_DENO,
+    ...(DENO_HIDDEN === null ? {} : { cwd: dirname(TEST_DENO) }),
+  };
+  const verdict = await evaluateLaunch(stdioServer(entry), facts);
   assert.deepEqual(verdict.checks.filter((c) => !c.ok).map((c) => c.rule), [
     "allowlist",
     "manifest_digest",

@@ -24,8 +24,10 @@ import {
 import { ROOT, tempDir } from "../../../helpers.ts";
 import {
   BWRAP,
+  DENO_HIDDEN,
   jsonLines,
   launchable,
+  TEST_DENO,
   testFacts,
   testSigner,
   token,
@@ -111,7 +113,7 @@ async function insideSandbox(
   const facts = await testFacts(dataDir, { reviewKeys: [signer.reviewKey], sandbox });
   const server = await launchable(signer, {
     name: "boxed",
-    command: "deno",
+    command: TEST_DENO,
     args: ["run", "-A", "--no-config", TREE_SERVER, token()],
     sandbox_profile: "restricted",
     cwd: UPSTREAM_DIR,
@@ -135,7 +137,7 @@ async function insideSandbox(
 
 Deno.test({
   name: "restricted: read-only system and cwd, writable sandbox dir, no host files, no network",
-  ignore: !BWRAP.ok,
+  ignore: !BWRAP.ok || DENO_HIDDEN !== null,
   async fn() {
     await using dir = await tempDir();
     const dataDir = `${dir.path}/data`;
@@ -170,7 +172,7 @@ Deno.test({
 
 Deno.test({
   name: "restricted with network: true and no pasta shares the host's network, loopback included",
-  ignore: !BWRAP.ok,
+  ignore: !BWRAP.ok || DENO_HIDDEN !== null,
   async fn() {
     await using dir = await tempDir();
     using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -204,7 +206,7 @@ if (BWRAP.ok && PASTA.ok && !PASTA.network?.ok) {
 
 Deno.test({
   name: "restricted with network: true behind pasta cannot reach the host's loopback",
-  ignore: !pastaReady,
+  ignore: !pastaReady || DENO_HIDDEN !== null,
   async fn() {
     await using dir = await tempDir();
     using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });

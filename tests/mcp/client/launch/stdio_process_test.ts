@@ -4,10 +4,12 @@ import { startStdioServer } from "../../../../src/mcp/client/launch/stdio_proces
 import { tempDir } from "../../../helpers.ts";
 import {
   BWRAP,
+  DENO_HIDDEN,
   goneWithin,
   jsonLines,
   launchable,
   processesWith,
+  TEST_DENO,
   testFacts,
   testSigner,
   token,
@@ -17,11 +19,14 @@ import {
 
 const signer = await testSigner();
 
+/** Whether a test of `profile` can start Deno here (restricted needs bubblewrap and a shown Deno). */
+const runs = (profile: string) => profile === "standard" || (BWRAP.ok && DENO_HIDDEN === null);
+
 /** A tree_server launch under `profile`; restricted runs it from its (read-only) fixtures dir. */
 async function treeServer(profile: "standard" | "restricted", mark: string, extra: string[] = []) {
   return await launchable(signer, {
     name: "tree",
-    command: "deno",
+    command: profile === "restricted" ? TEST_DENO : "deno",
     args: ["run", "-A", "--no-config", TREE_SERVER, mark, ...extra],
     sandbox_profile: profile,
     ...(profile === "restricted" ? { cwd: UPSTREAM_DIR } : {}),
@@ -32,7 +37,7 @@ for (const profile of ["standard", "restricted"] as const) {
   Deno.test({
     name:
       `stdio process (${profile}): stdin/stdout carry lines, stop kills the server and its grandchild`,
-    ignore: profile === "restricted" && !BWRAP.ok,
+    ignore: !runs(profile),
     async fn() {
       await using dir = await tempDir();
       const mark = token();
@@ -62,7 +67,7 @@ for (const profile of ["standard", "restricted"] as const) {
   Deno.test({
     name:
       `stdio process (${profile}): a server ignoring stdin's end and SIGTERM is killed, tree and all`,
-    ignore: profile === "restricted" && !BWRAP.ok,
+    ignore: !runs(profile),
     async fn() {
       await using dir = await tempDir();
       const mark = token();
@@ -134,7 +139,7 @@ Deno.test("stdio process: minimal environment, own session, sandbox dir 0700, no
 for (const profile of ["standard", "restricted"] as const) {
   Deno.test({
     name: `stdio process (${profile}): a descriptor engram inherited does not reach the server`,
-    ignore: profile === "restricted" && !BWRAP.ok,
+    ignore: !runs(profile),
     async fn() {
       await using dir = await tempDir();
       const held = `${dir.path}/held-${token()}.txt`;
@@ -148,7 +153,9 @@ for (const profile of ["standard", "restricted"] as const) {
       }).output();
       const text = new TextDecoder().decode(out.stdout);
       assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-      const { own, child } = JSON.parse(text) as { own: string[]; child: string[] };
+      // The last line: the set-up module may print why other tests skip before it.
+      const last = text.trim().split("\n").at(-1)!;
+      const { own, child } = JSON.parse(last) as { own: string[]; child: string[] };
       assert.ok(own.some((t) => t.endsWith(held.split("/").at(-1)!)), `engram holds it: ${own}`);
       assert.ok(!child.some((t) => t.includes("held-")), `the server holds: ${child.join(", ")}`);
     },

@@ -1,0 +1,18 @@
+import { runEngram, tempDir } from "/work/main/tests/helpers.ts";
+import { runEngramOnTerminal } from "/work/main/tests/cli/_util.ts";
+import { startStreamableHttpUpstream } from "/work/main/tests/fixtures/upstream/http_upstream.ts";
+const up = await startStreamableHttpUpstream();
+const url = up.url;
+if (Deno.args[0] === "down") await up.close();
+const dir = await tempDir("probe-");
+await Deno.writeTextFile(`${dir.path}/c.json`, JSON.stringify({ mcpServers: { web: { url } } }));
+console.log((await runEngram(["mcp", "import", "c.json"], { dataDir: dir.path })).stdout);
+let r;
+if (Deno.args[0] === "term") r = await runEngramOnTerminal(["mcp", "review", "web", "--expose", "read"], { dataDir: dir.path, stdin: "y\necho\n" });
+else r = await runEngram(["mcp", "review", "web", "--expose", "read", ...Deno.args.slice(1)], { dataDir: dir.path });
+console.log(r.code);
+console.log(r.stdout);
+console.log("STDERR", r.stderr);
+console.log((await runEngram(["mcp", "servers", "--json"], { dataDir: dir.path })).stdout);
+await dir[Symbol.asyncDispose]();
+if (Deno.args[0] !== "down") await up.close();

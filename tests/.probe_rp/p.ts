@@ -1,0 +1,14 @@
+import { runEngram, tempDir } from "/work/main/tests/helpers.ts";
+import { runEngramOnTerminal } from "/work/main/tests/cli/_util.ts";
+import { FIXTURE } from "/work/main/tests/cli/_signed_upstreams.ts";
+const dir = await tempDir("probe-");
+await Deno.writeTextFile(`${dir.path}/c.json`, JSON.stringify({ mcpServers: { files: { command: "deno", args: ["run", "-q", FIXTURE("well_behaved")] } } }));
+console.log((await runEngram(["mcp", "import", "c.json"], { dataDir: dir.path })).stdout);
+const typed = Deno.args[0].replaceAll("\\n", "\n");
+const r = await runEngramOnTerminal(["mcp", "review", "files", "--expose", "read"], { dataDir: dir.path, stdin: typed });
+console.log(r.code, JSON.stringify(r.stdout).slice(0, 0));
+console.log(r.stdout);
+console.log("STDERR", r.stderr);
+console.log((await runEngram(["mcp", "servers", "--json"], { dataDir: dir.path })).stdout);
+console.log((await runEngram(["mcp", "exposure", "--json"], { dataDir: dir.path })).stdout);
+await dir[Symbol.asyncDispose]();
