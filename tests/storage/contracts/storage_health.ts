@@ -1,4 +1,4 @@
-/** @module The StorageHealth contract: readiness, and what the database holds. */
+/** @module The StorageHealth contract: readiness, what the database holds, and its soundness checks. */
 import assert from "node:assert/strict";
 import { type ContractBackend, message, sessionOf, withBrain, writeDoc } from "./backend.ts";
 
@@ -32,5 +32,25 @@ export function storageHealthContract(backend: ContractBackend): void {
       versions: 3,
       sessions: 1,
     });
+  });
+
+  test("check: a sound database passes the quick and the full checks and stays ready", async () => {
+    await using f = await withBrain(backend);
+    await writeDoc(f.storage.documents, f.brain.id, "/a.md", ["alpha beta"]);
+    const quick = await f.storage.health.check({ level: "quick" });
+    assert.ok(quick.length > 0);
+    assert.deepEqual(quick.filter((c) => c.status !== "ok"), []);
+    const full = await f.storage.health.check({ level: "full" });
+    assert.ok(full.length > 0);
+    assert.deepEqual(full.filter((c) => c.status !== "ok"), []);
+    assert.ok(full.every((c) => c.problems.length === 0 && c.name !== ""));
+    assert.equal(await f.storage.health.ready(), true);
+  });
+
+  test("check: an aborted quick check stops and reports nothing", async () => {
+    await using f = await withBrain(backend);
+    const stop = new AbortController();
+    stop.abort();
+    assert.deepEqual(await f.storage.health.check({ level: "quick", signal: stop.signal }), []);
   });
 }
