@@ -66,7 +66,7 @@ export function toEngramError(err: unknown): EngramError {
 
 /** What an operator does about a corrupt database (docs/operations.md#corrupt-or-full-database). */
 export const CORRUPT_DATABASE_FIX =
-  "stop engram and restore the last backup (written by engram backup) with: engram restore BACKUP --force; without one, salvage what is left with the sqlite3 shell's .recover, or point --data at another directory; engram doctor checks the whole file";
+  "stop engram and restore a backup with: engram restore FILE --force (FILE: the last one engram backup wrote); without one, salvage what is left with the sqlite3 shell's .recover, or point --data at another directory; engram doctor checks the whole file";
 
 /**
  * `storage_corrupt`: the database `file` is damaged, or not a database at all (`notDatabase`);

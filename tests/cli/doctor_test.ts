@@ -18,7 +18,7 @@ Deno.test("engram list on a database with overwritten pages: storage_corrupt, th
   await overwriteDocumentPages(file);
   const r = await runEngram(["list"], { dataDir: dir.path });
   assertFails(r, 1, `engram: storage_corrupt: database ${file} is corrupt`);
-  assert.match(r.stderr, /engram restore BACKUP --force/);
+  assert.match(r.stderr, /engram restore FILE --force/);
   assert.match(r.stderr, /\.recover/);
   assert.doesNotMatch(r.stderr, /internal/);
 });
@@ -57,7 +57,7 @@ Deno.test("engram doctor on a damaged database: exit 1 naming the failed check a
   assert.equal(r.code, 1, r.stderr + r.stdout);
   assert.match(r.stdout, /^fail +integrity_check +damaged: /m);
   assert.match(r.stdout, /^failed: .*integrity_check/m);
-  assert.match(r.stdout, /^to repair: .*engram restore BACKUP --force/m);
+  assert.match(r.stdout, /^to repair: .*engram restore FILE --force/m);
   assert.doesNotMatch(r.stdout + r.stderr, STACK_LINE);
   const json = await runEngram(["doctor", "--json"], { dataDir: dir.path });
   assert.equal(json.code, 1);

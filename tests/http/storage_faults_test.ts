@@ -41,7 +41,7 @@ Deno.test("serve on a damaged database: the background check logs the file and t
     const url = seen.text.match(/serving MCP at (http:\/\/\S+)\/mcp/)![1];
     const log = await readUntil(reader, seen, /failed quick_check.*\n/);
     assert.ok(log.includes(`database ${file} failed quick_check`), log);
-    assert.match(log, /engram restore BACKUP --force/);
+    assert.match(log, /engram restore FILE --force/);
     const ready = await fetch(`${url}/readyz`);
     assert.equal(ready.status, 503);
     assert.equal((await ready.text()).trim(), "not ready");

@@ -52,7 +52,7 @@ Deno.test("corrupt: reading damaged pages is storage_corrupt naming the file and
   assert.equal(err.retryable, false);
   assert.ok(err.message.includes(file), err.message);
   assert.match(err.message, /malformed/);
-  assert.match(err.message, /engram restore BACKUP --force/);
+  assert.match(err.message, /engram restore FILE --force/);
   assert.match(err.message, /\.recover/);
   assert.equal(
     await s.storage.health.ready(),
