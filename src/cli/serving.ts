@@ -11,6 +11,7 @@ import type { Logger } from "../core/logger.ts";
 import type { ServerDeps } from "../mcp/server/factory.ts";
 import { checkToolList, parseToolList, SERVER_TOOLS_KEY } from "../mcp/server/tool_selection.ts";
 import { MEMORY_TOOLS } from "../mcp/server/tools/index.ts";
+import { ToolListing } from "../mcp/server/tool_listing.ts";
 import { applyModePermissions } from "./permissions.ts";
 import { createJobRunner, openRuntime, type Runtime, sessionDeps } from "./runtime.ts";
 import { serveUpstreamTools } from "./upstream_tools.ts";
@@ -48,14 +49,18 @@ export async function startServing(
     return {
       runtime,
       jobs,
-      session: sessionDeps(runtime, {
-        config,
-        logger,
-        cwd: o.cwd,
-        jobs,
-        upstream: upstream?.tools,
-        tools,
-      }),
+      session: {
+        ...sessionDeps(runtime, {
+          config,
+          logger,
+          cwd: o.cwd,
+          jobs,
+          upstream: upstream?.tools,
+          tools,
+        }),
+        // Generated on the first tools/list, then shared by every session (start-up skips it).
+        toolListing: new ToolListing(MEMORY_TOOLS),
+      },
       close: async () => {
         // Background jobs this process started finish before it exits; a killed process leaves
         // them to the next.

@@ -2,7 +2,7 @@
  * @module The one MCP server factory every transport uses: tools, prompts, resources,
  * subscriptions, logging and completion, with tiers, dispatch and audit.
  */
-import { Server } from "../sdk.ts";
+import { AjvJsonSchemaValidator, Server } from "../sdk.ts";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -35,7 +35,7 @@ import { registerResources } from "./resources/resources.ts";
 import { registerSubscriptions } from "./resources/subscriptions.ts";
 import { handleStrictly, type RequestExtra } from "./strict_handler.ts";
 import { dispatchTool } from "./tool_dispatch.ts";
-import { describeTool } from "./tool_listing.ts";
+import { ToolListing } from "./tool_listing.ts";
 import type { ToolDef } from "./tool.ts";
 import { MEMORY_TOOLS } from "./tools/index.ts";
 import {
@@ -82,6 +82,11 @@ export interface ServerDeps {
   /** The tools this session lists and may call (`--tools`, a token's list, `server.tools`). */
   toolSelection?: ToolSelection;
   /**
+   * The memory tools' tools/list entries, shared by every session of a process so their JSON
+   * Schemas are generated once; without it the session builds its own on its first tools/list.
+   */
+  toolListing?: ToolListing;
+  /**
    * Called when the session's connection closes, after the factory's own clean-up. The factory
    * owns `server.onclose`; transports hear about the close through this instead.
    */
@@ -91,14 +96,6 @@ export interface ServerDeps {
 const INSTRUCTIONS =
   "engram is a long-term memory. Before answering from memory, call memory_search; store durable facts, decisions and notes with memory_remember (one topic per document, a clear first heading). Read a whole document with memory_get, change it with memory_update, and drop it with memory_forget. Paths: /memory/global/ for general knowledge, /memory/project/ for this project, /memory/agent/ for your own notes. Prompts (summarize_local_context, research_topic, summarize_document, find_connections, daily_briefing) turn brain content into ready-made requests; resources expose engram://context/help, engram://context/status, brains and documents (subscribe to a document to hear when it changes).";
 
-/**
- * The tools/list entries, built once per process: generating JSON Schemas from zod is the
- * costly part of opening a session, and they never change.
- */
-const TOOL_LISTING: readonly { tier: ToolDef["tier"]; entry: Tool }[] = MEMORY_TOOLS.map((t) => ({
-  tier: t.tier,
-  entry: describeTool(t),
-}));
 const TOOLS_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(MEMORY_TOOLS.map((t) => [t.name, t]));
 
 /** Tools whose `query` argument completion offers again later in the session. */
@@ -120,6 +117,7 @@ export function createMcpServer(deps: ServerDeps): Server {
         completions: {},
       },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator: validatorOnFirstUse(),
     },
   );
   const log = registerLogging(server, deps.logger, {
@@ -160,9 +158,12 @@ export function createMcpServer(deps: ServerDeps): Server {
   registerCompletion(server, { ...session, recent });
   const ingest = sessionIngest(server, deps);
   const selected = (name: string) => deps.toolSelection?.allows(name) ?? true;
-  const listing = TOOL_LISTING.filter((t) =>
-    tierAllows(deps.caller.tier, t.tier) && selected(t.entry.name)
-  ).map((t) => t.entry);
+  const toolListing = deps.toolListing ?? new ToolListing(MEMORY_TOOLS);
+  let listing: Tool[] | undefined;
+  const memoryListing = () =>
+    listing ??= toolListing.entries().filter((t) =>
+      tierAllows(deps.caller.tier, t.tier) && selected(t.entry.name)
+    ).map((t) => t.entry);
   // Built on first use: only after initialize is it known whether the client offers sampling.
   let model: MemoryModel | undefined;
   const sessionModel = () =>
@@ -176,8 +177,11 @@ export function createMcpServer(deps: ServerDeps): Server {
 
   handleStrictly(server, ListToolsRequestSchema, (request: ListToolsRequest) => {
     const all = deps.upstream
-      ? [...listing, ...deps.upstream.tools(deps.caller.tier).filter((t) => selected(t.name))]
-      : listing;
+      ? [
+        ...memoryListing(),
+        ...deps.upstream.tools(deps.caller.tier).filter((t) => selected(t.name)),
+      ]
+      : memoryListing();
     const { page, nextCursor } = paginate(all, request.params?.cursor);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
@@ -285,4 +289,16 @@ function passThroughProgress(
       method: "notifications/progress",
       params: { progressToken: token, ...p },
     });
+}
+
+/**
+ * The SDK's JSON Schema validator, made on first use: the server uses it only to check the answers
+ * to elicitation forms forwarded from upstream servers, and the SDK's default compiles ajv and its
+ * formats for every session (about 3.5 ms and 0.35 MiB) whether or not one ever comes.
+ */
+function validatorOnFirstUse(): Pick<AjvJsonSchemaValidator, "getValidator"> {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+  };
 }

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Tool } from "../sdk.ts";
+import type { Tier } from "../../core/types.ts";
 import type { ToolDef } from "./tool.ts";
 
 /** Keywords that bound or format a value: they say nothing an agent uses about a result's shape. */
@@ -21,6 +22,32 @@ const BOUNDS = new Set([
   "propertyNames",
   "default",
 ]);
+
+/** A tools/list entry with the tier that may see it. */
+export interface ListedTool {
+  tier: Tier;
+  entry: Tool;
+}
+
+/**
+ * The tools/list entries of a catalogue, built on the first tools/list and kept: generating JSON
+ * Schemas from zod is the costly part of listing (about 20 ms for the memory tools) and they never
+ * change, so one instance serves every session of a process and start-up does not wait for it.
+ */
+export class ToolListing {
+  readonly #tools: readonly ToolDef[];
+  #entries?: readonly ListedTool[];
+
+  /** A listing of `tools`, in their order; nothing is generated yet. */
+  constructor(tools: readonly ToolDef[]) {
+    this.#tools = tools;
+  }
+
+  /** Every tool's entry, generated on the first call. */
+  entries(): readonly ListedTool[] {
+    return this.#entries ??= this.#tools.map((t) => ({ tier: t.tier, entry: describeTool(t) }));
+  }
+}
 
 /** The tools/list entry for a tool, with JSON Schemas generated from its zod schemas. */
 export function describeTool(tool: ToolDef): Tool {
