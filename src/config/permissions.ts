@@ -49,6 +49,9 @@ export function ceilingFlags(run: readonly string[] = RUN_CEILING): string[] {
     // Free space of the data directory's file system, for `engram doctor`; nothing else.
     "--allow-sys=statfs",
     `--allow-run=${run.join(",")}`,
+    // A permission engram dropped (or never had) fails at once: on a terminal Deno would otherwise
+    // ask the operator mid-command and swallow what they type next (engram mcp review's answers).
+    "--no-prompt",
   ];
 }
 

@@ -56,8 +56,13 @@ Deno.test("marketplace show prints a config entry the loader accepts as printed"
   assert.equal(shown.package, "@modelcontextprotocol/server-filesystem");
   assert.ok(text.stdout.includes(shown.yaml.trimEnd()), "text and JSON show the same entry");
 
-  const folder = `${w.dir}/notes`;
-  await Deno.mkdir(folder);
+  // Outside the data folder and /tmp, which the cwd rule refuses before it looks at the signature.
+  const scratch = new URL("../../../.scratch", import.meta.url).pathname;
+  await Deno.mkdir(scratch, { recursive: true });
+  const folder = await Deno.makeTempDir({ dir: scratch, prefix: "engram-notes-" });
+  await using _folder = {
+    [Symbol.asyncDispose]: () => Deno.remove(folder, { recursive: true }).catch(() => {}),
+  };
   await Deno.mkdir(`${w.dir}/config`);
   await Deno.writeTextFile(
     `${w.dir}/config/engram.yaml`,

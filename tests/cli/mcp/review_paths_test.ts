@@ -26,7 +26,11 @@ async function imported(servers: Record<string, unknown>) {
     run,
     /** `engram mcp …` on a pseudo-terminal, `typed` typed into it; its screen without `\r`. */
     onTerminal: async (args: string[], typed: string) => {
-      const r = await runEngramOnTerminal(["mcp", ...args], { dataDir: dir.path, stdin: typed });
+      // Ctrl-D after the answers: a question too many reads the end of input instead of waiting.
+      const r = await runEngramOnTerminal(["mcp", ...args], {
+        dataDir: dir.path,
+        stdin: `${typed}\x04`,
+      });
       return { ...r, screen: r.stdout.replaceAll("\r\n", "\n") };
     },
     keyFile: `${dir.path}/xdg-config/engram/engram-review-key.pem`,
@@ -51,11 +55,20 @@ function count(screen: string, text: string): number {
   return screen.split(text).length - 1;
 }
 
+/** One row of `engram mcp exposure --json`. */
+interface Exposed {
+  server: string;
+  name: string;
+  tiers: Record<string, { visible: boolean }>;
+}
+
 const FILES = { files: { command: "deno", args: ["run", "-q", FIXTURE("well_behaved")] } };
 
 Deno.test("mcp review on a terminal: asks sandbox, network, cwd, to go on, then the picks, once each, and stores the answers", async () => {
   if (!HAS_SCRIPT) {
-    console.log("skipped: util-linux `script` is not installed, so no pseudo-terminal is available");
+    console.log(
+      "skipped: util-linux `script` is not installed, so no pseudo-terminal is available",
+    );
     return;
   }
   await using s = await imported(FILES);
@@ -71,7 +84,10 @@ Deno.test("mcp review on a terminal: asks sandbox, network, cwd, to go on, then 
     at = next;
   }
   // Step 1 comes before the first question; step 2 shows the change; the list before the picks.
-  assert.ok(screen.indexOf("1. the launch of files (import) as it runs now:") < screen.indexOf(QUESTIONS[0]));
+  assert.ok(
+    screen.indexOf("1. the launch of files (import) as it runs now:") <
+      screen.indexOf(QUESTIONS[0]),
+  );
   assert.match(screen, /^2\. the launch you chose \(sandbox_profile: restricted → standard\):$/m);
   assert.ok(screen.indexOf("5. what files offers:") < screen.indexOf(QUESTIONS[4]), screen);
   assert.match(screen, /^ {3}approved tool echo \(exposed at read\)$/m);
@@ -86,19 +102,54 @@ Deno.test("mcp review on a terminal: asks sandbox, network, cwd, to go on, then 
   assert.equal(server.blocked, null);
   const exposure = await s.run(["exposure", "--json"]);
   assert.equal(exposure.code, 0, exposure.stderr);
-  assert.match(exposure.stdout, /mcp_files_echo/);
-  assert.doesNotMatch(exposure.stdout, /mcp_files_add/, "only the pick");
+  const visible = (JSON.parse(exposure.stdout) as Exposed[])
+    .filter((e) => e.server === "files" && e.tiers.read.visible).map((e) => e.name);
+  assert.deepEqual(visible, ["echo"], "only the pick, exposed at read");
+  // Every step that changed something is one operator action, recorded once.
+  const report = JSON.parse((await s.run(["report", "--json"])).stdout);
+  const changes: string[] = report.operator_actions
+    .filter((a: { command: string }) => a.command === "mcp review")
+    .flatMap((a: { changes: string[] }) => a.changes);
+  for (
+    const expected of [
+      "launch sandbox_profile: restricted → standard",
+      'added "deno" to its stdio_allowed_commands',
+      "client_consent: pending → approved",
+      "enabled: false → true",
+      "approved tool echo (exposed at read)",
+    ]
+  ) assert.equal(changes.filter((c) => c === expected).length, 1, `${expected} in ${changes}`);
 });
 
 Deno.test("mcp review on a terminal: no at the go-on question changes nothing", async () => {
   if (!HAS_SCRIPT) {
-    console.log("skipped: util-linux `script` is not installed, so no pseudo-terminal is available");
+    console.log(
+      "skipped: util-linux `script` is not installed, so no pseudo-terminal is available",
+    );
     return;
   }
   await using s = await imported(FILES);
   const before = await s.server("files");
-  const r = await s.onTerminal(["review", "files", "--expose", "read"], "standard\non\n\nno\n");
+  // A wrong answer is said and asked again; then a change, and no at the go-on question.
+  const r = await s.onTerminal(
+    ["review", "files", "--expose", "read"],
+    "none\nstandard\nmaybe\non\n\nno\n",
+  );
   assert.equal(r.code, 1, r.screen);
+  assert.ok(
+    r.screen.includes(
+      `${
+        QUESTIONS[0]
+      }\n"none" is not a sandbox: answer restricted or standard, or nothing to keep restricted\n${
+        QUESTIONS[0]
+      }\n${
+        QUESTIONS[1]
+      }\n"maybe" is neither on nor off: answer on or off, or nothing to keep off\n${
+        QUESTIONS[1]
+      }\n${QUESTIONS[2]}\n`,
+    ),
+    r.screen,
+  );
   assert.match(
     r.screen,
     /^2\. the launch you chose \(sandbox_profile: restricted → standard; network: false → true\):$/m,
@@ -115,7 +166,10 @@ Deno.test("mcp review of an http server: no launch to sign; consent, enable, sta
   await using s = await imported({ web: { url: up.url } });
   const r = await s.run(["review", "web", "--approve", "echo", "--expose", "read", "--yes"]);
   assert.equal(r.code, 0, r.stderr + r.stdout);
-  assert.match(r.stdout, new RegExp(`^1–3\\. web is reached over http at ${up.url}: nothing to launch or sign$`, "m"));
+  assert.match(
+    r.stdout,
+    new RegExp(`^1–3\\. web is reached over http at ${up.url}: nothing to launch or sign$`, "m"),
+  );
   assert.match(r.stdout, /^4\. consent approved, enabled, and it started/m);
   assert.match(r.stdout, /^agents now see: mcp_web_echo$/m);
   assert.equal(await exists(s.keyFile), false, "nothing was signed");
@@ -134,4 +188,65 @@ Deno.test("mcp review of an http server: no launch to sign; consent, enable, sta
   });
   assert.equal(result.isError ?? false, false, agent.stderr());
   assert.match(resultText(result), /over http/);
+});
+
+Deno.test("mcp review of an http server on a terminal: asks only to go on, and a pick that names nothing is said and asked again", async () => {
+  if (!HAS_SCRIPT) {
+    console.log(
+      "skipped: util-linux `script` is not installed, so no pseudo-terminal is available",
+    );
+    return;
+  }
+  await using up = await startStreamableHttpUpstream();
+  await using s = await imported({ web: { url: up.url } });
+  const r = await s.onTerminal(["review", "web", "--expose", "read"], "y\necko\nech?\n");
+  assert.equal(r.code, 0, r.screen);
+  const pick = QUESTIONS[4];
+  assert.ok(
+    r.screen.includes(
+      `record consent, enable and start web? [y/N] \n4. consent approved, enabled, and it started`,
+    ),
+    r.screen,
+  );
+  assert.doesNotMatch(r.screen, /sandbox \(|network \(|cwd \(|allowlist and sign/, "no launch");
+  assert.ok(
+    r.screen.includes(
+      `${pick}\n"ecko" names nothing web lists (add, bad_output, `,
+    ) &&
+      r.screen.includes("); pick again, or nothing for none\n" + pick + "\n   approved tool echo"),
+    r.screen,
+  );
+  assert.equal(count(r.screen, pick), 2, r.screen);
+  assert.match(r.screen, /^agents now see: mcp_web_echo$/m);
+});
+
+Deno.test("mcp review of an http server: off a terminal without --yes nothing changes; one that does not start is left disabled", async () => {
+  await using up = await startStreamableHttpUpstream();
+  const url = up.url;
+  await using s = await imported({ web: { url } });
+  const before = await s.server("web");
+  const r = await s.run(["review", "web", "--approve", "echo"]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(
+    r.stderr,
+    "engram: review changes web (records consent, enables and starts it, approves what you pick): off a terminal, pass --yes to go on with the flags given; nothing was changed\n",
+  );
+  assert.deepEqual(await s.server("web"), before, "nothing changed");
+
+  await up.close();
+  const down = await s.run(["review", "web", "--approve", "echo", "--yes"]);
+  assert.equal(down.code, 1, down.stderr + down.stdout);
+  assert.match(down.stdout, /^4\. web did not start: initialize failed: /m);
+  assert.doesNotMatch(down.stdout, /stderr/, "an http server has no stderr to show");
+  assert.match(
+    down.stdout,
+    new RegExp(`^ {3}fix: check the URL and that the server is up: ${url}$`, "m"),
+  );
+  assert.match(
+    down.stdout,
+    /^ {3}web is left disabled; run engram mcp review web again with the fix$/m,
+  );
+  const server = await s.server("web");
+  assert.equal(server.enabled, false);
+  assert.equal(server.client_consent, "approved");
 });

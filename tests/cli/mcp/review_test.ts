@@ -82,6 +82,31 @@ Deno.test("mcp review off a terminal without --yes shows the launch and changes 
   );
 });
 
+Deno.test("mcp review shows the value as written of every loader key it would sign", async () => {
+  await using s = await imported({
+    everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+  });
+  const set = await s.run([
+    "set",
+    "everything",
+    "env.NODE_OPTIONS=--require /srv/evil.cjs",
+    "env.PYTHONPATH=${EVIL_PATH}",
+    "allow_env=NODE_OPTIONS,PYTHONPATH",
+  ]);
+  assert.equal(set.code, 0, set.stderr);
+  const r = await s.run(["review", "everything", "--sandbox", "standard", "--network"]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stdout,
+    /^ {2}env NODE_OPTIONS: a literal value written in the entry\n {4}value as written: "--require \/srv\/evil\.cjs"\n {4}DANGEROUS: NODE_OPTIONS steers a loader or interpreter \(.*\); allow_env names it, so it runs with the value above$/m,
+  );
+  // A ${VAR} in a key allow_env names: shown as written, and refused by env_loader.
+  assert.match(
+    r.stdout,
+    /^ {2}env PYTHONPATH: from \$\{EVIL_PATH\} \(NOT set\)\n {4}value as written: "\$\{EVIL_PATH\}"\n {4}DANGEROUS: PYTHONPATH .*allow_env names it, but its value comes from engram's environment at each start, unsigned: refused by rule env_loader; write the value literally$/m,
+  );
+});
+
 Deno.test("mcp review: a start that fails shows the end of its stderr and the DNS fix, and leaves it disabled", async () => {
   // Under bubblewrap without network the fix is --network; where bubblewrap cannot run, the
   // standard sandbox shares the host's network and the fix is about DNS itself.

@@ -9,11 +9,12 @@ import { EngramError } from "../../../core/errors.ts";
 import { driftOf } from "../../../mcp/client/approvals/approval_actions.ts";
 import { readLockfile, writeLockfile } from "../../../mcp/client/approvals/approvals_lockfile.ts";
 import { lockfileBook } from "../../../mcp/client/approvals/approval_book.ts";
-import { withCarriedPins } from "../../../mcp/client/approvals/pin_carry.ts";
+import { signedUnderV2, withCarriedPins } from "../../../mcp/client/approvals/pin_carry.ts";
+import { countedReviewKeys } from "../../../mcp/client/launch/launch_facts.ts";
 import { configFlags, type Parsed, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
-import { reviewServers, withUpstreams } from "../../upstreams.ts";
+import { reviewServers, trustedKeysOf, withUpstreams } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
 import { MCP_APPROVALS_SPEC } from "./approvals_spec.ts";
 
@@ -31,9 +32,14 @@ export async function approvalsLockCommand(
   const mode = verb === "verify" ? "mcp-live" : "cli";
   return await withUpstreams(ctx, configFlags(args.values), { mode }, async (u) => {
     if (verb === "export") {
-      // Pins made under launch manifest v1 move to v2 here (docs/upstream.md#upgrading-from-manifest-v1).
+      // Pins made under launch manifest v1 move to v2 here, for launches an operator signed under
+      // v2 only (docs/upstream.md#upgrading-from-manifest-v1).
       const book = approvalBook(u);
-      const servers = u.catalog.filter((e) => !e.problem).map((e) => e.config);
+      const keys = countedReviewKeys(u.config.mcp.review_keys, await trustedKeysOf(u.runtime));
+      const servers = await signedUnderV2(
+        u.catalog.filter((e) => !e.problem).map((e) => e.config),
+        keys.keys,
+      );
       const { approvals, carried } = await withCarriedPins(await book.list(), servers);
       for (const a of carried) await book.put(a);
       await writeLockfile(file!, approvals);

@@ -50,14 +50,19 @@ export const MCP_KEYS_SPEC: CommandSpec = {
 /** Usage of `engram mcp sign`. */
 export const MCP_SIGN_SPEC: CommandSpec = {
   name: "mcp sign",
-  usage: "engram mcp sign NAME --key FILE [--json] | engram mcp sign --all --key FILE [--json]",
+  usage:
+    "engram mcp sign NAME --key FILE [--json] | engram mcp sign --all --key FILE [--yes] [--json]",
   summary:
-    "Sign the launch manifest (v2) of stdio server NAME after reviewing it: prints manifest_digest and manifest_signature to paste into its config entry (an imported server gets them stored), and carries its approvals made under manifest v1 over. --all signs again every server a trusted key signed as it is configured now (under manifest v1 or v2). The key's public half must be in mcp.review_keys for the signature to count.",
+    "Sign the launch manifest (v2) of stdio server NAME after reviewing it: prints manifest_digest and manifest_signature to paste into its config entry (an imported server gets them stored), and carries its approvals made under manifest v1 over. --all signs again every server a trusted key signed as it is configured now (under manifest v1 or v2), after showing every env value it covers and a confirmation (--yes off a terminal); a server with a loader key in env or a non-empty allow_env is left for engram mcp review. The key's public half must be in mcp.review_keys for the signature to count.",
   options: {
     key: { type: "string", help: "FILE  the reviewer's private key (PKCS#8 PEM)" },
     all: {
       type: "boolean",
       help: "sign again every server signed as it is configured now (the move to manifest v2)",
+    },
+    yes: {
+      type: "boolean",
+      help: "with --all: sign without asking (needed off a terminal, and with --json)",
     },
     json: { type: "boolean", help: "print { server, manifest_digest, manifest_signature }" },
   },
@@ -128,7 +133,13 @@ export async function mcpSign(argv: string[], ctx: CommandContext): Promise<numb
   if (args.values.key === undefined) throw usageError(MCP_SIGN_SPEC, "missing --key FILE");
   const signer = await readPrivateKey(resolve(ctx.cwd, args.values.key as string));
   return await withUpstreams(ctx, configFlags(args.values), { mode: "cli" }, async (u) => {
-    if (all) return await signAll(u, ctx, { signer, json: args.values.json === true });
+    if (all) {
+      return await signAll(u, ctx, {
+        signer,
+        json: args.values.json === true,
+        yes: args.values.yes === true,
+      });
+    }
     const entry = findEntry(u.catalog, args.positionals[0]);
     const server = entry.config;
     if (server.transport !== "stdio") {

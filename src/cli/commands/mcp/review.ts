@@ -10,7 +10,11 @@
  * in the audit log. A server the config file defines is never edited: review prints the lines to
  * paste, and goes on when run again after they were pasted.
  */
-import type { McpServerConfig, StdioServerConfig } from "../../../config/mcp_servers.ts";
+import {
+  type McpServerConfig,
+  type StdioServerConfig,
+  StdioServerSchema,
+} from "../../../config/mcp_servers.ts";
 import { EngramError } from "../../../core/errors.ts";
 import type { Tier } from "../../../core/types.ts";
 import { liveDoctor } from "../../../mcp/client/doctor/doctor_live.ts";
@@ -94,14 +98,17 @@ export async function mcpReview(argv: string[], ctx: CommandContext): Promise<nu
   const say = (line: string) => json || ctx.out.line(line);
   const keepFor = (catalog: readonly CatalogEntry[]): McpServerConfig[] => {
     const c = catalog.find((e) => e.config.name.toLowerCase() === name.toLowerCase())?.config;
-    if (c?.transport !== "stdio" || typeof c.command !== "string") return [];
-    // Its command, and the sandbox helpers whatever is chosen in step 2.
-    return [{
-      ...c,
-      sandbox_profile: "restricted",
-      network: true,
-      stdio_allowed_commands: [c.command],
-    }];
+    if (!c) return [];
+    // The sandbox helpers whatever is chosen in step 2 — for an http or sse server too, since the
+    // launch facts probe the sandbox, and a run permission dropped at start-up makes Deno ask on a
+    // terminal, taking the operator's answers — and a stdio server's own command.
+    const helpers = { sandbox_profile: "restricted", network: true } as const;
+    if (c.transport !== "stdio" || typeof c.command !== "string") {
+      return [
+        StdioServerSchema.parse({ name: c.name, transport: "stdio", command: "-", ...helpers }),
+      ];
+    }
+    return [{ ...c, ...helpers, stdio_allowed_commands: [c.command] }];
   };
   return await untilInterrupted(
     ctx,
@@ -186,7 +193,7 @@ async function review(u: UpstreamSetup, o: ReviewRun): Promise<number> {
       printLaunch(say, launchView(planned, { facts: u.facts!, home }));
     } else say("2. the launch stays as it is");
     account.steps.push({ step: "choice", changes, ...choice });
-    if (!await goOn(o, yes)) return stop(o, "needs --yes", EXIT.usage);
+    if (!await goOn(o, { yes, launch: true })) return stop(o, "needs --yes", EXIT.usage);
     const shape = typeof planned.command === "string"
       ? commandChecks(planned.command).find((c) => !c.ok)
       : undefined;
@@ -214,7 +221,7 @@ async function review(u: UpstreamSetup, o: ReviewRun): Promise<number> {
     say(
       `1–3. ${name} is reached over ${entry.config.transport} at ${entry.config.url}: nothing to launch or sign`,
     );
-    if (!await goOn(o, yes)) return stop(o, "needs --yes", EXIT.usage);
+    if (!await goOn(o, { yes, launch: false })) return stop(o, "needs --yes", EXIT.usage);
   }
   entry = findEntry(await loadCatalog(u.config.mcp, u.runtime.upstreams), name);
   const state = await stateStep(u, { entry, paste, enable: true });
@@ -244,17 +251,24 @@ async function review(u: UpstreamSetup, o: ReviewRun): Promise<number> {
   });
 }
 
-/** Off a terminal without --yes: nothing changes. On one: the operator confirms. */
-async function goOn(o: ReviewRun, yes: boolean): Promise<boolean> {
-  if (yes) return true;
+/**
+ * Off a terminal without --yes: nothing changes. On one: the operator confirms. `launch`: there is
+ * a launch to allowlist and sign (stdio); an http or sse server has none.
+ */
+async function goOn(o: ReviewRun, w: { yes: boolean; launch: boolean }): Promise<boolean> {
+  if (w.yes) return true;
   if (!o.ctx.stdinIsTerminal) {
     o.ctx.out.warn(
-      `engram: review changes ${o.name} (allowlists and signs its launch, records consent, enables and starts it, approves what you pick): off a terminal, pass --yes to go on with the flags given; nothing was changed`,
+      `engram: review changes ${o.name} (${
+        w.launch ? "allowlists and signs its launch, " : ""
+      }records consent, enables and starts it, approves what you pick): off a terminal, pass --yes to go on with the flags given; nothing was changed`,
     );
     return false;
   }
   o.ctx.out.warn(
-    `allowlist and sign this launch, record consent, enable and start ${o.name}? [y/N] `,
+    `${
+      w.launch ? "allowlist and sign this launch, record consent" : "record consent"
+    }, enable and start ${o.name}? [y/N] `,
   );
   const answer = ((await o.read()) ?? "").trim().toLowerCase();
   return answer === "y" || answer === "yes";
@@ -292,7 +306,7 @@ async function startAndPick(
     if (failed.stderr?.length) {
       say("   its stderr ends with:");
       for (const line of failed.stderr) say(`   | ${line}`);
-    } else say("   it wrote nothing to stderr");
+    } else if (entry.config.transport === "stdio") say("   it wrote nothing to stderr");
     say(`   fix: ${failed.fix}`);
     if (s.enabledHere) {
       await stateStep(u, { entry, paste: [], enable: false });
@@ -308,9 +322,10 @@ async function startAndPick(
   const listed = listCapabilities(found);
   say(`5. what ${name} offers:`);
   printCapabilities(say, listed);
-  const picks = (o.args.values.approve as string[] | undefined) ??
-    (o.ctx.stdinIsTerminal && o.args.values.yes !== true ? await askPicks(o.ctx, o.read) : []);
-  const targets = picked(found, picks);
+  const flagged = o.args.values.approve as string[] | undefined;
+  const targets = flagged || !o.ctx.stdinIsTerminal || o.args.values.yes === true
+    ? picked(found, flagged ?? [])
+    : await askPicks(o.ctx, { review: found, read: o.read });
   const approved = await approvePicked(u, {
     review: found,
     targets,

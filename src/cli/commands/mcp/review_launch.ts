@@ -1,7 +1,8 @@
 /**
  * @module Steps 1 and 2 of `engram mcp review` (docs/upstream.md#review-from-import-to-an-exposed-tool):
  * the launch of a stdio server as it will run — the command as found on PATH, its args, each env
- * key with where its value comes from (never the value of a `${VAR}`), cwd, sandbox and network —
+ * key with where its value comes from (never the value of a `${VAR}`; a loader key's value as
+ * written, which the signature covers and which is no secret), cwd, sandbox and network —
  * with what engram recommends (a package runner needs network, a host path the standard sandbox or
  * a cwd, a loader key is dangerous), and the operator's choice of sandbox, network and cwd: asked
  * on a terminal, taken from the flags off one.
@@ -14,6 +15,7 @@ import { loaderKey } from "../../../mcp/client/launch/env_loader.ts";
 import type { LaunchFacts } from "../../../mcp/client/launch/launch_rules.ts";
 import { loopbackWarning } from "../../../mcp/client/launch/server_status.ts";
 import { EngramError } from "../../../core/errors.ts";
+import { terminalSafeJson } from "../../../core/text/terminal_text.ts";
 import type { Parsed } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 
@@ -33,6 +35,8 @@ export interface EnvView {
   variables?: { name: string; set: boolean }[];
   /** Set when the key steers a loader or interpreter: why, and whether allow_env names it. */
   dangerous?: { why: string; allowed: boolean };
+  /** A loader key's value as written (`${VAR}` verbatim): what the signature vouches for. */
+  value?: string;
 }
 
 /** The launch as it will run, and what engram recommends. */
@@ -112,7 +116,7 @@ export function launchView(
       ...(names.length
         ? { variables: names.map((name) => ({ name, set: facts.env.get(name) !== undefined })) }
         : {}),
-      ...(loader ? { dangerous: { why: loader.why, allowed: allowed.has(key) } } : {}),
+      ...(loader ? { dangerous: { why: loader.why, allowed: allowed.has(key) }, value } : {}),
     };
   });
   const command = typeof server.command === "string" ? server.command : [...server.command];
@@ -146,12 +150,17 @@ export function printLaunch(say: (line: string) => void, view: LaunchView): void
         e.variables!.map((v) => `\${${v.name}} (${v.set ? "set" : "NOT set"})`).join(", ")
       }`;
     say(`  env ${e.key}: ${from}`);
+    if (e.value !== undefined) {
+      say(`    value as written: ${terminalSafeJson(JSON.stringify(e.value))}`);
+    }
     if (e.dangerous) {
       say(
         `    DANGEROUS: ${e.key} steers a loader or interpreter (${e.dangerous.why}); ${
-          e.dangerous.allowed
-            ? "allow_env names it, so it runs as written"
-            : "refused by rule env_loader unless allow_env names it"
+          !e.dangerous.allowed
+            ? "refused by rule env_loader unless allow_env names it"
+            : e.source === "reference"
+            ? "allow_env names it, but its value comes from engram's environment at each start, unsigned: refused by rule env_loader; write the value literally"
+            : "allow_env names it, so it runs with the value above"
         }`,
       );
     }
@@ -192,6 +201,11 @@ export async function askChoice(
       sandbox = a;
       break;
     }
+    ctx.out.warn(
+      `${
+        JSON.stringify(a)
+      } is not a sandbox: answer restricted or standard, or nothing to keep ${sandbox}`,
+    );
   }
   let network = start.network;
   for (;;) {
@@ -199,7 +213,14 @@ export async function askChoice(
     if (a === "") break;
     if (["on", "yes", "y", "true"].includes(a)) network = true;
     else if (["off", "no", "n", "false"].includes(a)) network = false;
-    else continue;
+    else {
+      ctx.out.warn(
+        `${JSON.stringify(a)} is neither on nor off: answer on or off, or nothing to keep ${
+          network ? "on" : "off"
+        }`,
+      );
+      continue;
+    }
     break;
   }
   const c = await ask(

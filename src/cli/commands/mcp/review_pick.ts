@@ -63,14 +63,25 @@ export function printCapabilities(say: (l: string) => void, listed: ListedCapabi
   }
 }
 
-/** The picks asked on a terminal: names or globs separated by spaces; empty picks nothing. */
+/**
+ * The picks asked on a terminal — names or globs separated by spaces; empty (or the end of input)
+ * picks nothing — asked again, saying why, while one names nothing `review` lists.
+ */
 export async function askPicks(
   ctx: CommandContext,
-  read: () => Promise<string | null>,
-): Promise<string[]> {
-  ctx.out.warn("approve which (names or globs, separated by spaces; empty: none)? ");
-  const answer = (await read()) ?? "";
-  return answer.split(/\s+/).filter((p) => p !== "");
+  o: { review: ServerReview; read: () => Promise<string | null> },
+): Promise<CapabilityStatus[]> {
+  for (;;) {
+    ctx.out.warn("approve which (names or globs, separated by spaces; empty: none)? ");
+    const picks = ((await o.read()) ?? "").split(/\s+/).filter((p) => p !== "");
+    const miss = picks.find((p) => matching(o.review, p).length === 0);
+    if (miss === undefined) return picked(o.review, picks);
+    ctx.out.warn(
+      `${JSON.stringify(miss)} names nothing ${o.review.server} lists (${
+        listedNames(o.review)
+      }); pick again, or nothing for none`,
+    );
+  }
 }
 
 /** A glob (`*`, `?`) as an anchored pattern. */
@@ -80,26 +91,34 @@ function globPattern(glob: string): RegExp {
 }
 
 /**
- * The live capabilities `picks` name; a pick that names none is `not_found`, listing the names,
- * before anything is approved.
+ * The live capabilities `picks` (from `--approve`) name; a pick that names none is `not_found`,
+ * listing the names, before anything is approved.
  */
 export function picked(review: ServerReview, picks: readonly string[]): CapabilityStatus[] {
-  const live = review.states.filter((s) => s.live);
   const out = new Set<CapabilityStatus>();
   for (const pick of picks) {
-    const re = globPattern(pick);
-    const hits = live.filter((s) => re.test(s.name));
+    const hits = matching(review, pick);
     if (hits.length === 0) {
       throw new EngramError(
         "not_found",
         `--approve ${JSON.stringify(pick)} names nothing ${review.server} lists (${
-          live.map((s) => s.name).join(", ") || "it lists nothing"
+          listedNames(review)
         }); nothing was approved`,
       );
     }
     for (const h of hits) out.add(h);
   }
   return [...out];
+}
+
+/** The live capabilities whose names `pick` (a name or glob) matches. */
+function matching(review: ServerReview, pick: string): CapabilityStatus[] {
+  const re = globPattern(pick);
+  return review.states.filter((s) => s.live && re.test(s.name));
+}
+
+function listedNames(review: ServerReview): string {
+  return review.states.filter((s) => s.live).map((s) => s.name).join(", ") || "it lists nothing";
 }
 
 /** Approves `targets` (each exposed at `expose`, or not exposed); returns one line per approval. */

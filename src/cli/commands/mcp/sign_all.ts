@@ -1,14 +1,20 @@
 /**
- * @module `engram mcp sign --all --key FILE`: signs again, under launch manifest v2, every stdio
- * server whose launch a trusted key signed as it is configured now — under v1 (env names only) or
- * v2 — and carries its approvals over (docs/upstream.md#upgrading-from-manifest-v1). A server
- * nobody signed, or changed since it was signed, is left for a review: signing it blind would
- * vouch for a launch no one looked at.
+ * @module `engram mcp sign --all --key FILE [--yes]`: signs again, under launch manifest v2, every
+ * stdio server whose launch a trusted key signed as it is configured now — under v1 (env names
+ * only) or v2 — and carries its approvals over (docs/upstream.md#upgrading-from-manifest-v1). A
+ * server nobody signed, or changed since it was signed, is left for a review: signing it blind
+ * would vouch for a launch no one looked at. So is one with a loader key in env or a non-empty
+ * allow_env: v1 covered neither env values nor allow_env, so `NODE_OPTIONS: --require evil.cjs`
+ * added after a v1 review keeps its v1 signature. Every env value the new signatures cover is shown
+ * before anything is written, and the operator confirms (`--yes` off a terminal).
  */
 import type { StdioServerConfig } from "../../../config/mcp_servers.ts";
+import { EngramError } from "../../../core/errors.ts";
 import type { CapabilityApproval } from "../../../core/ports/approval_store.ts";
+import { terminalSafeJson } from "../../../core/text/terminal_text.ts";
 import { carriedPins } from "../../../mcp/client/approvals/pin_carry.ts";
 import { commandChecks } from "../../../mcp/client/launch/command_rules.ts";
+import { loaderKey } from "../../../mcp/client/launch/env_loader.ts";
 import { countedReviewKeys } from "../../../mcp/client/launch/launch_facts.ts";
 import { manifestDigest, manifestDigestV1 } from "../../../mcp/client/launch/launch_manifest.ts";
 import {
@@ -17,7 +23,9 @@ import {
   signDigest,
 } from "../../../mcp/client/launch/review_keys.ts";
 import type { CatalogEntry } from "../../../mcp/client/upstream_catalog.ts";
+import { confirmOnTerminal } from "../../confirm.ts";
 import type { CommandContext } from "../../context.ts";
+import { EXIT } from "../../exit_codes.ts";
 import { trustedKeysOf, type UpstreamSetup } from "../../upstreams.ts";
 import { approvalBook } from "../../upstream_wiring.ts";
 
@@ -51,16 +59,16 @@ export async function carryApprovals(
   return counts;
 }
 
-/** Runs `engram mcp sign --all`. */
+/** Runs `engram mcp sign --all`: exit 2 off a terminal without `yes` (nothing changed). */
 export async function signAll(
   u: UpstreamSetup,
   ctx: CommandContext,
-  o: { signer: ReviewSigner; json: boolean },
+  o: { signer: ReviewSigner; json: boolean; yes: boolean },
 ): Promise<number> {
   // The config's keys, or — while it lists none — those trusted in the database (review's own).
   const reviewKeys = countedReviewKeys(u.config.mcp.review_keys, await trustedKeysOf(u.runtime))
     .keys;
-  const signed: Signed[] = [];
+  const toSign: CatalogEntry[] = [];
   const current: string[] = [];
   const skipped: { server: string; why: string }[] = [];
   for (const entry of u.catalog) {
@@ -69,8 +77,27 @@ export async function signAll(
     const why = await notResignable(entry, reviewKeys);
     if (why === "current") current.push(name);
     else if (why) skipped.push({ server: name, why });
-    else signed.push(await resign(u, { entry, signer: o.signer }));
+    else toSign.push(entry);
   }
+  if (toSign.length && !o.yes) {
+    if (!o.json) preview(ctx, toSign);
+    const offTerminal = `sign --all would sign ${toSign.length} launch(es) under manifest v2${
+      o.json ? " (run it without --json to see every env value it covers)" : " (above)"
+    }: pass --yes to sign them; nothing was changed`;
+    if (o.json) throw new EngramError("invalid_argument", offTerminal);
+    if (
+      !await confirmOnTerminal(ctx, {
+        question:
+          `sign these ${toSign.length} launch(es), env values as shown, with ${o.signer.reviewKey}? [y/N] `,
+        offTerminal,
+      })
+    ) {
+      ctx.out.line("nothing signed; nothing was changed");
+      return EXIT.error;
+    }
+  }
+  const signed: Signed[] = [];
+  for (const entry of toSign) signed.push(await resign(u, { entry, signer: o.signer }));
   const counts = await carryApprovals(
     u,
     u.catalog.map((e) => e.config).filter((s): s is StdioServerConfig =>
@@ -93,6 +120,25 @@ export async function signAll(
   return 0;
 }
 
+/** Every launch about to be signed, each env value as written (a `${VAR}` verbatim). */
+function preview(ctx: CommandContext, entries: readonly CatalogEntry[]): void {
+  const shown = (v: unknown) => terminalSafeJson(JSON.stringify(v));
+  ctx.out.line("to sign under manifest v2 (it covers every env value below, as written):");
+  for (const entry of entries) {
+    const s = entry.config as StdioServerConfig;
+    const at = entry.yaml.name;
+    ctx.out.line(
+      `${s.name} (${entry.origin === "yaml" && at ? `${at.file}:${at.line}` : entry.origin}):`,
+    );
+    ctx.out.line(`  command: ${shown(s.command)} ${shown(s.args)}`);
+    const env = Object.entries(s.env);
+    if (env.length === 0) ctx.out.line("  env:     (none)");
+    for (const [k, v] of env) ctx.out.line(`  env ${shown(k)}: ${shown(v)}`);
+    ctx.out.line(`  cwd:     ${s.cwd === undefined ? "its own sandbox directory" : shown(s.cwd)}`);
+    ctx.out.line(`  sandbox: ${s.sandbox_profile}; network: ${s.network ? "on" : "off"}`);
+  }
+}
+
 /**
  * Why a server is not signed again: "current" when a trusted key already signed it under v2;
  * a reason to review it when no trusted key signed this launch; null when it is signed again.
@@ -108,6 +154,18 @@ async function notResignable(
     return `its command is not one plain executable; fix it, then ${review}`;
   }
   if (!server.manifest_signature) return `it was never signed; ${review}`;
+  // Manifest v1 covered neither env values nor allow_env: what steers a loader is looked at anew.
+  const loaders = Object.keys(server.env).filter((k) => loaderKey(k));
+  const allowEnv = server.allow_env ?? [];
+  if (loaders.length || allowEnv.length) {
+    return `${
+      loaders.length
+        ? `its env has ${loaders.join(", ")}, which steer${
+          loaders.length > 1 ? "" : "s"
+        } a loader or interpreter`
+        : `its allow_env names ${allowEnv.join(", ")}`
+    }, so sign --all leaves it for a review that shows those values; ${review}`;
+  }
   if (reviewKeys.length === 0) {
     return "no review key is trusted (mcp.review_keys is empty and none is trusted in the database), so no earlier signature counts";
   }

@@ -2,8 +2,9 @@
  * @module Reviewing servers: what each lists now (tools, prompts, resource templates), pinned to its
  * identity and compared with the approvals — run on every discovery, so a changed definition is
  * noticed the first time anyone looks, and recorded as a sighting for diffs and for processes that
- * did not look themselves. Approvals pinned under launch manifest v1 are carried over to v2 here
- * when they live in the database (docs/upstream.md#upgrading-from-manifest-v1).
+ * did not look themselves. Approvals pinned under launch manifest v1 are NOT carried over here:
+ * the v1 digest never covered env values, so a launch changed since would inherit them; they carry
+ * when an operator signs (docs/upstream.md#upgrading-from-manifest-v1).
  */
 import type { McpServerConfig } from "../../../config/mcp_servers.ts";
 import type { EngramError } from "../../../core/errors.ts";
@@ -16,7 +17,7 @@ import {
   serverIdentity,
 } from "./capability_pins.ts";
 import { capabilityStates, type CapabilityStatus } from "./capability_states.ts";
-import { v1Identity, withCarriedPins } from "./pin_carry.ts";
+import { v1Identity } from "./pin_carry.ts";
 import type { Discovery } from "../session/upstream_connections.ts";
 
 /** One server reviewed. */
@@ -52,8 +53,7 @@ async function pinDiscovery(
 
 /**
  * Reviews each discovered server against `book`; reachable servers' listings are recorded as
- * sightings in `sightings`. Pins of the database made under manifest v1 are carried over (and
- * stored) first; a lockfile is rewritten only by an operator's command (sign, export).
+ * sightings in `sightings`. Nothing is carried over or written to the book.
  */
 export async function reviewDiscoveries(
   discoveries: readonly Discovery[],
@@ -64,12 +64,7 @@ export async function reviewDiscoveries(
     now?: () => Date;
   },
 ): Promise<ServerReview[]> {
-  let approvals = await o.book.list();
-  if (o.book.source === "database") {
-    const carry = await withCarriedPins(approvals, o.servers);
-    for (const a of carry.carried) await o.book.put(a);
-    approvals = carry.approvals;
-  }
+  const approvals = await o.book.list();
   return await Promise.all(discoveries.map(async (d) => {
     const config = o.servers.find((s) => s.name === d.server)!;
     const identity = await serverIdentity(config);

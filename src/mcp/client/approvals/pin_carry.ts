@@ -5,15 +5,37 @@
  * approval whose identity is the v1 digest of the server as configured now, and whose pin is the
  * pin of its own definition under that identity, is re-pinned to the v2 identity. Its definition
  * is kept, so a capability the server now lists differently still shows as `changed`.
+ * The v1 digest never covered env values, so a pin is carried only for a launch an operator signed
+ * under v2 (sign, sign --all, review — or a v2 signature by a counted key, which export checks):
+ * never on discovery, where a launch changed since its v1 review would inherit its approvals.
  */
-import type { McpServerConfig } from "../../../config/mcp_servers.ts";
+import type { McpServerConfig, StdioServerConfig } from "../../../config/mcp_servers.ts";
 import type { CapabilityApproval } from "../../../core/ports/approval_store.ts";
-import { manifestDigestV1 } from "../launch/launch_manifest.ts";
+import { manifestDigest, manifestDigestV1 } from "../launch/launch_manifest.ts";
+import { findSigner } from "../launch/review_keys.ts";
 import { pinCapability, serverIdentity } from "./capability_pins.ts";
 
 /** The v1 identity of a server (its manifest v1 digest), or null for an http or sse server. */
 export async function v1Identity(server: McpServerConfig): Promise<string | null> {
   return server.transport === "stdio" ? await manifestDigestV1(server) : null;
+}
+
+/**
+ * The stdio servers of `servers` whose launch as configured now carries a manifest v2 signature by
+ * one of `reviewKeys`: launches an operator signed, whose approvals may carry over.
+ */
+export async function signedUnderV2(
+  servers: readonly McpServerConfig[],
+  reviewKeys: readonly string[],
+): Promise<StdioServerConfig[]> {
+  const out: StdioServerConfig[] = [];
+  for (const s of servers) {
+    if (s.transport !== "stdio" || !s.manifest_signature) continue;
+    const digest = await manifestDigest(s);
+    if (s.manifest_digest !== digest) continue;
+    if (await findSigner(digest, { signature: s.manifest_signature, reviewKeys })) out.push(s);
+  }
+  return out;
 }
 
 /**

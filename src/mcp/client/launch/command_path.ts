@@ -4,6 +4,13 @@
  * location to know whether the command is visible inside it.
  */
 
+/**
+ * The PATH of the helpers engram starts on the host (perl, bwrap, pasta) and of their probes: the
+ * system's directories, never the server's PATH (an empty or relative entry there means the
+ * working directory, which the server can write).
+ */
+export const HELPER_PATH = "/usr/bin:/bin";
+
 /** A command found on this machine. */
 export interface CommandLocation {
   /** The path `execvp` would run (the PATH entry joined with the name). */

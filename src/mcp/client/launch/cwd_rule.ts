@@ -3,8 +3,11 @@
  * first — `~` expanded, `..` folded, symlinks followed when it exists — and that path is the one
  * every rule judges and the server runs in, so `~/../../etc` is judged as `/etc`. Under
  * `restricted` the cwd is the one host folder the sandbox shows, so `/`, a system folder, the home
- * folder or a parent of it, and engram's data folder or a parent of it (its database) are refused:
- * each would show the sandboxed server what the sandbox exists to hide.
+ * folder or a parent of it, engram's data folder (its database, every sandbox directory) with what
+ * is in it and its parents, engram's config folder (the review private key) likewise, credential
+ * folders (~/.ssh, ~/.aws, …) and world-writable folders (/tmp: a symlink swapped in between the
+ * check and the bind) are refused: each would show the sandboxed server what the sandbox exists to
+ * hide, or let another user choose what it sees.
  */
 import { dirname, relative, resolve } from "node:path";
 import type { EnvSnapshot } from "../../../config/env.ts";
@@ -44,21 +47,48 @@ const SYSTEM_TREES = [
   "/private/var/db",
 ];
 
+/**
+ * World-writable folders, refused with everything under them: another user can swap a folder in
+ * them for a symlink between the check and the sandbox's bind.
+ */
+const WORLD_WRITABLE = ["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp"];
+
+/** Credential folders under the home folder, refused with everything under them. */
+const HOME_CREDENTIALS = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".password-store",
+  ".pki",
+  ".terraform.d",
+  ".config/gcloud",
+  ".config/gh",
+  ".config/op",
+  ".local/share/keyrings",
+];
+
+/** Credential folders under the XDG config folder, when it is set apart from the home folder. */
+const XDG_CREDENTIALS = ["gcloud", "gh", "op"];
+
 /** Folders refused themselves only: they hold everyone's files, but a folder in them may be fine. */
 const SHARED_FOLDERS = [
   "/home",
   "/Users",
-  "/tmp",
   "/var",
-  "/var/tmp",
   "/mnt",
   "/media",
   "/opt",
   "/srv",
   "/private",
   "/private/var",
-  "/private/tmp",
 ];
+
+/** What the server is told to do instead of the refused folder. */
+const FIX =
+  "set cwd to a folder that holds only what the server needs (e.g. ~/mcp/<server>), or remove cwd so it runs in its own sandbox directory";
 
 /** What the cwd rule needs of the machine. */
 export interface CwdFacts {
@@ -97,9 +127,8 @@ export function cwdCheck(
     return fail("cwd", {
       detail: `cwd ${JSON.stringify(configured)} resolves to ${
         JSON.stringify(cwd)
-      }, which is ${refused}`,
-      fix:
-        "set cwd to a folder that holds only what the server needs (e.g. ~/mcp/<server>), or remove cwd so it runs in its own sandbox directory",
+      }, which is ${refused.what}`,
+      fix: refused.why ? `${FIX}: ${refused.why}` : FIX,
     });
   }
   if (facts.isDirectory(cwd)) return pass("cwd", `cwd ${JSON.stringify(cwd)} is a directory`);
@@ -109,22 +138,61 @@ export function cwdCheck(
   });
 }
 
-/** Why `cwd` (resolved) may not be a server's cwd, or null. */
-function refusal(cwd: string, facts: CwdFacts): string | null {
-  if (cwd === "/") return "the root folder";
-  const tree = SYSTEM_TREES.find((t) => cwd === t || cwd.startsWith(`${t}/`));
-  if (tree) return tree === cwd ? "a system folder" : `inside the system folder ${tree}`;
-  if (SHARED_FOLDERS.includes(cwd)) return "a folder shared by every user";
-  const home = facts.env.get("HOME");
-  if (home) {
-    const real = realOrNormal(home, facts);
-    if (real === cwd) return "the home folder";
-    if (isParent(cwd, real)) return "a parent of the home folder";
+/** Why `cwd` (resolved) may not be a server's cwd — what it is, and why that matters — or null. */
+function refusal(cwd: string, facts: CwdFacts): { what: string; why?: string } | null {
+  if (cwd === "/") return { what: "the root folder" };
+  const tree = SYSTEM_TREES.find((t) => within(cwd, t));
+  if (tree) return { what: tree === cwd ? "a system folder" : `inside the system folder ${tree}` };
+  if (SHARED_FOLDERS.includes(cwd)) return { what: "a folder shared by every user" };
+  const home = facts.env.get("HOME") || undefined;
+  const realHome = home ? realOrNormal(home, facts) : undefined;
+  if (realHome === cwd) return { what: "the home folder" };
+  if (realHome && isParent(cwd, realHome)) return { what: "a parent of the home folder" };
+  if (!realHome && /^\/(home|Users)\/[^/]+$/.test(cwd)) {
+    // Without HOME, any user's home folder may be the operator's own.
+    return {
+      what: "a user's home folder (HOME is not set, so engram cannot tell whose)",
+      why: "set HOME in engram's environment so it knows which home folder is yours",
+    };
   }
   const data = realOrNormal(facts.dataDir, facts);
-  if (data === cwd) return "engram's data folder (its database)";
-  if (isParent(cwd, data)) return "a parent of engram's data folder (its database)";
+  const database = "engram's data folder (its database and every server's sandbox directory)";
+  if (data === cwd) return { what: database };
+  if (within(cwd, data)) return { what: `inside ${database}` };
+  if (isParent(cwd, data)) return { what: `a parent of ${database}` };
+  const xdg = facts.env.get("XDG_CONFIG_HOME") || undefined;
+  const configBase = xdg ?? (home ? `${home}/.config` : undefined);
+  if (configBase) {
+    const config = realOrNormal(`${configBase}/engram`, facts);
+    const what = "engram's config folder (it holds the operator's review private key)";
+    if (within(cwd, config)) return { what: config === cwd ? what : `inside ${what}` };
+    if (isParent(cwd, config)) return { what: `a parent of ${what}` };
+  }
+  const credentials = [
+    ...(home ? HOME_CREDENTIALS.map((c) => `${home}/${c}`) : []),
+    ...(xdg ? XDG_CREDENTIALS.map((c) => `${xdg}/${c}`) : []),
+  ].map((c) => realOrNormal(c, facts));
+  const secret = credentials.find((c) => within(cwd, c));
+  if (secret) {
+    return {
+      what: `${secret === cwd ? "" : "inside "}the credential folder ${secret}`,
+      why: "pass the one credential the server needs through env instead",
+    };
+  }
+  const shared = WORLD_WRITABLE.find((t) => within(cwd, t));
+  if (shared) {
+    return {
+      what: `${shared === cwd ? "" : "inside "}the world-writable folder ${shared}`,
+      why:
+        "any user can swap a folder there for a symlink between the check and the start, so use one only you can write",
+    };
+  }
   return null;
+}
+
+/** Whether `path` is `folder` or inside it (both resolved). */
+function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(`${folder}/`);
 }
 
 /**

@@ -9,10 +9,11 @@
  * the host's, loopback included, and `doctor` says so.
  */
 import { joinPath } from "../../../config/paths.ts";
+import { HELPER_PATH, locateCommand } from "./command_path.ts";
 import { type NetworkProbe, pastaArgs, probePasta } from "./sandbox_network.ts";
 
 /**
- * Whether bubblewrap can run here: its path, or why not and the fix. `network` says whether pasta
+ * Whether bubblewrap can run here: its absolute path, or why not and the fix. `network` says whether pasta
  * gives a sandbox its own network (absent when not probed: the host's network is shared).
  */
 export type SandboxProbe =
@@ -50,9 +51,10 @@ const ETC_ENTRIES = [
 
 /**
  * What a probe runs inside: `true`, found on the system's PATH (engram's own PATH may name
- * directories the sandbox does not show).
+ * directories the sandbox does not show), with the environment set as a launch sets it, so a
+ * bubblewrap without `--clearenv` fails the probe rather than a launch.
  */
-const PROBE_RUN = ["--setenv", "PATH", "/usr/bin:/bin", "--", "true"];
+const PROBE_RUN = ["--clearenv", "--setenv", "PATH", HELPER_PATH, "--", "true"];
 
 /** Fix shown when bubblewrap cannot be used. */
 const STANDARD_FIX = "or set sandbox_profile: standard for this server";
@@ -66,11 +68,18 @@ export interface SandboxPlan {
   network: boolean;
 }
 
+/**
+ * What runs inside: the command (absolute, as the launch rules judged it), its arguments and its
+ * whole environment, which bubblewrap sets inside; bubblewrap itself runs with a clean one.
+ */
+export interface SandboxRun {
+  command: string;
+  args: readonly string[];
+  env?: Readonly<Record<string, string>>;
+}
+
 /** `bwrap` arguments that run `command args` inside the sandbox described by `plan`. */
-export function bwrapArgs(
-  plan: SandboxPlan,
-  run: { command: string; args: readonly string[] },
-): string[] {
+export function bwrapArgs(plan: SandboxPlan, run: SandboxRun): string[] {
   return bwrapArgv(plan, run, []);
 }
 
@@ -88,7 +97,7 @@ export interface SandboxLaunch {
 export async function sandboxLaunch(
   sandbox: Extract<SandboxProbe, { ok: true }>,
   plan: SandboxPlan,
-  run: { command: string; args: readonly string[] },
+  run: SandboxRun,
 ): Promise<SandboxLaunch> {
   const net = sandbox.network;
   if (!plan.network || !net?.ok) {
@@ -117,18 +126,18 @@ function sandboxesDirOf(sandboxDir: string): string {
 }
 
 /** bubblewrap's arguments with `extra` (ids, binds) after the system and before the server's dirs. */
-function bwrapArgv(
-  plan: SandboxPlan,
-  run: { command: string; args: readonly string[] },
-  extra: readonly string[],
-): string[] {
+function bwrapArgv(plan: SandboxPlan, run: SandboxRun, extra: readonly string[]): string[] {
   return [
     ...isolationArgs(plan.network),
     ...extra,
+    // cwd first: a later bind covers an earlier one, so a cwd above the sandbox dir can never hide
+    // the server's own writable dir behind a read-only view.
+    ...(plan.cwd ? ["--ro-bind", plan.cwd, plan.cwd] : []),
     "--bind",
     plan.sandboxDir,
     plan.sandboxDir,
-    ...(plan.cwd ? ["--ro-bind", plan.cwd, plan.cwd] : []),
+    "--clearenv",
+    ...Object.entries(run.env ?? {}).flatMap(([key, value]) => ["--setenv", key, value]),
     "--chdir",
     plan.cwd ?? plan.sandboxDir,
     "--",
@@ -189,18 +198,22 @@ export const VISIBLE_DIRS = "/usr, /bin, /sbin, /lib*, the server's sandbox dire
 
 /**
  * Runs bubblewrap once with the real sandbox flags and `true` inside, so "available" means it
- * can create its namespaces here, not merely that it is installed.
+ * can create its namespaces here, not merely that it is installed. A bare name is looked up
+ * through the absolute entries of `path` (default HELPER_PATH): the probe answers with the
+ * absolute path every launch then runs, never a name a server's PATH could redirect.
  */
 export async function probeBubblewrap(
   options: { bwrap?: string; path?: string } = {},
 ): Promise<SandboxProbe> {
-  const bwrap = options.bwrap ?? "bwrap";
+  const named = options.bwrap ?? "bwrap";
+  const bwrap = locateCommand(named, options.path ?? HELPER_PATH)?.path ?? named;
   let out: Deno.CommandOutput;
   try {
+    if (!bwrap.startsWith("/")) throw new Deno.errors.NotFound(bwrap);
     out = await new Deno.Command(bwrap, {
       args: [...isolationArgs(false), ...PROBE_RUN],
       clearEnv: true,
-      env: { PATH: options.path ?? "/usr/bin:/bin" },
+      env: { PATH: HELPER_PATH },
       stdin: "null",
       stdout: "null",
       stderr: "piped",

@@ -7,11 +7,13 @@
  * loopback resolver in the host's /etc/resolv.conf (systemd-resolved, dnsmasq) is reached through
  * pasta's DNS forwarding: the sandbox gets a resolv.conf naming the forwarded address instead.
  */
+import { HELPER_PATH, locateCommand } from "./command_path.ts";
 
 /** Whether pasta can give a sandbox its own network here: how to run it, or why not and the fix. */
 export type NetworkProbe =
   | {
     ok: true;
+    /** pasta's absolute path. */
     pasta: string;
     /** pasta's arguments up to (not including) the `--` before bubblewrap. */
     args: string[];
@@ -89,14 +91,17 @@ function isLoopback(address: string): boolean {
 
 /**
  * Runs pasta once around `inner` (bubblewrap with the real flags and `true` inside), so
- * "available" means pasta and bubblewrap together work here. `resolvText` is the host's
- * /etc/resolv.conf (read when not given).
+ * "available" means pasta and bubblewrap together work here. A bare name is looked up through
+ * the absolute entries of `path` (default HELPER_PATH), and the absolute path is what launches
+ * run. `resolvText` is the host's /etc/resolv.conf (read when not given).
  */
 export async function probePasta(
   inner: readonly string[],
   options: { pasta?: string; path?: string; resolvText?: string } = {},
 ): Promise<NetworkProbe> {
-  const pasta = options.pasta ?? "pasta";
+  const named = options.pasta ?? "pasta";
+  const pasta = locateCommand(named, options.path ?? HELPER_PATH)?.path ?? named;
+  if (!pasta.startsWith("/")) return spawnFailure(pasta, new Deno.errors.NotFound(pasta));
   const resolvConf = sandboxResolvConf(options.resolvText ?? readResolv());
   const dns = resolvConf ? ["--dns-forward", DNS_FORWARD_ADDRESS] : [];
   const failures: string[] = [];
@@ -107,7 +112,7 @@ export async function probePasta(
       out = await new Deno.Command(pasta, {
         args: [...args, "--", ...inner],
         clearEnv: true,
-        env: { PATH: options.path ?? "/usr/bin:/bin" },
+        env: { PATH: HELPER_PATH },
         stdin: "null",
         stdout: "null",
         stderr: "piped",

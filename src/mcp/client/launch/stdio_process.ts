@@ -15,7 +15,7 @@ import {
   type LaunchFacts,
   type LaunchVerdict,
 } from "./launch_rules.ts";
-import { guardedLaunch } from "./fd_guard.ts";
+import { guardedLaunch, HELPER_ENV, loaderKeyDenoRefuses } from "./fd_guard.ts";
 import { prepareSandboxDir, sandboxLaunch } from "./sandbox.ts";
 
 /** How a server process ended. */
@@ -69,6 +69,17 @@ export async function startStdioServer(
     throw new EngramError("forbidden", blockedMessage(server.name, verdict.blocked));
   }
   const command = server.command as string; // the command_token rule passed
+  // The executable the rules judged, by its absolute path: nothing on the way (perl, bwrap)
+  // looks a name up again through a PATH that may name the server's own writable dir.
+  const location = facts.locate(command);
+  if (!location) {
+    throw new EngramError(
+      "not_found",
+      `mcp server ${JSON.stringify(server.name)}: command ${
+        JSON.stringify(command)
+      } is no longer found on PATH; run engram mcp doctor ${server.name}`,
+    );
+  }
   const sandboxDir = await prepareSandboxDir(facts.dataDir, server.name);
   // The cwd rule judged this very path (`~` expanded); the process runs in it.
   const cwd = verdict.cwd;
@@ -77,17 +88,32 @@ export async function startStdioServer(
     env: facts.env,
     home: restricted ? sandboxDir : undefined,
   });
-  // Under restricted: bubblewrap, or pasta around it for a network without the host's loopback.
-  const { program, args } = restricted && facts.sandbox.ok
-    ? await sandboxLaunch(facts.sandbox, { sandboxDir, cwd, network: server.network }, {
-      command,
-      args: server.args,
-    })
-    : { program: command, args: server.args };
+  // Under restricted: bubblewrap, or pasta around it for a network without the host's loopback;
+  // the server's environment is set inside, and bwrap and pasta run with the helpers' own.
+  const run = restricted && facts.sandbox.ok
+    ? {
+      ...await sandboxLaunch(facts.sandbox, { sandboxDir, cwd, network: server.network }, {
+        command: location.path,
+        args: server.args,
+        env: vars,
+      }),
+      env: HELPER_ENV,
+    }
+    : { program: location.path, args: server.args, env: vars };
+  // Messages name the configured command, or the sandbox program Deno is asked about.
+  const shown = run.program === location.path ? command : run.program;
+  const refused = loaderKeyDenoRefuses(vars);
+  if (refused) {
+    throw spawnError(
+      server.name,
+      shown,
+      new Deno.errors.NotCapable(`spawn with ${refused} environment variable`),
+    );
+  }
   // Through the guard, Deno checks only perl against the allow-run list: the same check, here.
-  const launch = guardedLaunch(facts, { program, args });
-  if (launch.guarded && !facts.runAllowed(program)) {
-    throw spawnError(server.name, program, new Deno.errors.NotCapable(program));
+  const launch = guardedLaunch(facts, run);
+  if (launch.guarded && !facts.runAllowed(run.program)) {
+    throw spawnError(server.name, shown, new Deno.errors.NotCapable(run.program));
   }
   let child: Deno.ChildProcess;
   try {
@@ -95,7 +121,7 @@ export async function startStdioServer(
       args: launch.args,
       cwd: restricted ? sandboxDir : cwd ?? sandboxDir,
       clearEnv: true,
-      env: vars,
+      env: launch.env,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -103,7 +129,7 @@ export async function startStdioServer(
       detached: true,
     }).spawn();
   } catch (err) {
-    throw spawnError(server.name, program, err);
+    throw spawnError(server.name, shown, err);
   }
   return track(child, {
     server: server.name,

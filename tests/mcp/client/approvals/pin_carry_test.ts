@@ -14,9 +14,11 @@ import {
 import { capabilityStates } from "../../../../src/mcp/client/approvals/capability_states.ts";
 import {
   carriedPins,
+  signedUnderV2,
   v1Identity,
   withCarriedPins,
 } from "../../../../src/mcp/client/approvals/pin_carry.ts";
+import { signed, signedV1, testSigner } from "../launch_setup.ts";
 import { manifestDigestV1 } from "../../../../src/mcp/client/launch/launch_manifest.ts";
 
 const SERVER = StdioServerSchema.parse({
@@ -93,4 +95,19 @@ Deno.test("pin carry: another launch, a forged pin, an unknown server and an htt
   assert.equal(mixed.carried.length, 1, "server names compare without case");
   assert.deepEqual(mixed.approvals[0], current);
   assert.equal(mixed.approvals[1].identity, await serverIdentity(SERVER));
+});
+
+Deno.test("pin carry: only launches signed under v2 by a counted key qualify (what export carries)", async () => {
+  const operator = await testSigner();
+  const stranger = await testSigner();
+  const keys = [operator.reviewKey];
+  const v2 = await signed(SERVER, operator);
+  const v1Only = await signedV1(SERVER, operator);
+  const changed = { ...v2, env: { LOG_LEVEL: "debug" } };
+  const http = HttpServerSchema.parse({ name: "h", transport: "http", url: "https://x.test/mcp" });
+  assert.deepEqual(
+    (await signedUnderV2([v2, v1Only, changed, await signed(SERVER, stranger), SERVER, http], keys))
+      .map((s) => s.manifest_digest),
+    [v2.manifest_digest],
+  );
 });

@@ -79,12 +79,36 @@ Deno.test("allow-run list: this test process (run with --allow-all) may spawn ev
   assert.ok(RUN_CEILING.includes("bwrap") && RUN_CEILING.includes("kill"));
 });
 
-Deno.test("allow-run floor: a loader key the server's allow_env names is still refused by Deno, and said so", async () => {
-  await using dir = await tempDir();
-  const r = await probe(["deno", "kill"], ["engram", dir.path, "deno", "standard", "LD_PRELOAD"]);
-  assert.equal(r.started, false);
-  assert.equal(
-    r.message,
-    `mcp server "floor": "deno" was not started: Deno refuses to start a program with LD_PRELOAD in its environment unless the binary may run every program; remove LD_PRELOAD from the server's env`,
-  );
+// With perl on the list the server's environment passes Deno as the guard's arguments (and under
+// restricted as bubblewrap's), so engram keeps Deno's floor itself: the same refusal either way.
+for (const runList of [["deno", "kill"], ["deno", "kill", "perl"]]) {
+  Deno.test(`allow-run floor (${runList.join(",")}): a loader key the server's allow_env names is still refused, and said so`, async () => {
+    await using dir = await tempDir();
+    const r = await probe(runList, ["engram", dir.path, "deno", "standard", "LD_PRELOAD"]);
+    assert.equal(r.started, false);
+    assert.equal(
+      r.message,
+      `mcp server "floor": "deno" was not started: Deno refuses to start a program with LD_PRELOAD in its environment unless the binary may run every program; remove LD_PRELOAD from the server's env`,
+    );
+  });
+}
+
+Deno.test({
+  name: "allow-run floor under restricted: a loader key set inside bubblewrap is refused too",
+  ignore: !BWRAP.ok,
+  async fn() {
+    await using dir = await tempDir();
+    const r = await probe(["deno", "bwrap", "kill", "perl"], [
+      "engram",
+      dir.path,
+      "deno",
+      "restricted",
+      "LD_PRELOAD",
+    ]);
+    assert.equal(r.started, false);
+    assert.match(
+      r.message,
+      /^mcp server "floor": "\/\S+\/bwrap" was not started: Deno refuses to start a program with LD_PRELOAD in its environment unless the binary may run every program; remove LD_PRELOAD from the server's env$/,
+    );
+  },
 });

@@ -142,12 +142,13 @@ const CASES: Case[] = [
     name: "a cwd that does not exist",
     rule: "cwd",
     message: /cwd ".*\/missing" is not a directory; create it or change cwd/,
-    server: (dir, marker) =>
+    // Outside /tmp, which the rule refuses before it asks whether the folder exists.
+    server: (_d, marker) =>
       launchable(signer, {
         name: "s",
         command: "deno",
         args: writes(marker),
-        cwd: `${dir}/missing`,
+        cwd: new URL("../../../fixtures/upstream/missing", import.meta.url).pathname,
       }),
   },
   {
@@ -170,7 +171,24 @@ const CASES: Case[] = [
     [
       "the data folder",
       (d: string) => `${d}/data/.`,
-      /which is engram's data folder \(its database\)/,
+      /which is engram's data folder \(its database and every server's sandbox directory\)/,
+    ],
+    [
+      "another server's sandbox directory",
+      (d: string) => `${d}/data/sandboxes/other`,
+      /which is inside engram's data folder \(its database and every server's sandbox directory\)/,
+    ],
+    [
+      "engram's config folder",
+      () => "~/.config/engram",
+      /which is engram's config folder \(it holds the operator's review private key\)/,
+    ],
+    ["~/.ssh", () => "~/.ssh", /which is the credential folder .*\/home\/\.ssh/],
+    ["/var/tmp", () => "/var/tmp", /which is the world-writable folder \/var\/tmp/],
+    [
+      "a folder under /tmp",
+      (d: string) => `${d}/work`,
+      /which is inside the world-writable folder \/tmp/,
     ],
     [
       "a parent of the data folder (through a symlink)",
@@ -197,7 +215,19 @@ const CASES: Case[] = [
       });
     },
   })),
-  ...["NODE_OPTIONS", "LD_PRELOAD", "PATH", "PYTHONPATH", "npm_config_registry"].map((
+  ...[
+    "NODE_OPTIONS",
+    "LD_PRELOAD",
+    "PATH",
+    "PYTHONPATH",
+    "npm_config_registry",
+    "DOCKER_HOST",
+    "UV_PYTHON",
+    "https_proxy",
+    "GIT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "ELECTRON_RUN_AS_NODE",
+  ].map((
     key,
   ): Case => ({
     name: `a loader key ${key} not in allow_env`,
@@ -215,6 +245,21 @@ const CASES: Case[] = [
         allow_env: ["RUBYOPT"],
       }),
   })),
+  {
+    name: "a key named in allow_env whose value is a ${VAR} of engram's environment",
+    rule: "env_loader",
+    message:
+      /env "NODE_OPTIONS" is named in allow_env but its value refers to \$\{EVIL_OPTIONS\}, which engram's environment would supply at each start, unsigned; write the value of NODE_OPTIONS literally in the entry/,
+    vars: (dir) => ({ EVIL_OPTIONS: `--require ${dir}/evil.cjs` }),
+    server: (_d, marker) =>
+      launchable(signer, {
+        name: "s",
+        command: "deno",
+        args: writes(marker),
+        env: { NODE_OPTIONS: "${EVIL_OPTIONS}" },
+        allow_env: ["NODE_OPTIONS"],
+      }),
+  },
   {
     name: "an env value changed after signing",
     rule: "manifest_digest",

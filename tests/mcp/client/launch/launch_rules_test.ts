@@ -20,6 +20,20 @@ import {
 
 const signer = await testSigner();
 
+/**
+ * A temp dir outside /tmp, which the cwd rule refuses (world-writable): under the repository's
+ * ignored .scratch/ folder.
+ */
+async function scratchDir(): Promise<{ path: string } & AsyncDisposable> {
+  const base = new URL("../../../../.scratch", import.meta.url).pathname;
+  await Deno.mkdir(base, { recursive: true });
+  const path = await Deno.makeTempDir({ dir: base, prefix: "engram-cwd-" });
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}),
+  };
+}
+
 function firstFailure(command: string | string[]) {
   return commandChecks(command).find((c) => !c.ok);
 }
@@ -110,7 +124,7 @@ Deno.test({
   name: "sandbox rule: a restricted command must be visible in the sandbox (under /usr or in cwd)",
   ignore: !BWRAP.ok,
   async fn() {
-    await using dir = await tempDir();
+    await using dir = await scratchDir();
     const script = `${dir.path}/bin/server`;
     await Deno.mkdir(`${dir.path}/bin`);
     await Deno.writeTextFile(script, "#!/bin/sh\n", { mode: 0o755 });
@@ -187,8 +201,9 @@ Deno.test("a fresh YAML entry lists what is missing, in order", async () => {
 });
 
 Deno.test("a stdio verdict carries the launch's digest and its cwd with ~ expanded", async () => {
-  await using dir = await tempDir();
-  const facts = await testFacts(dir.path, {
+  await using dir = await scratchDir();
+  await using data = await tempDir();
+  const facts = await testFacts(data.path, {
     reviewKeys: [signer.reviewKey],
     vars: { HOME: dir.path },
   });
@@ -259,7 +274,7 @@ Deno.test("env_loader: loader keys are known by name and prefix, without case; o
       "LUA_INIT_5_4",
     ]
   ) assert.ok(loaderKey(key), key);
-  for (const key of ["API_KEY", "LOG_LEVEL", "NODE_ENV", "ENVIRONMENT", "GIT_AUTHOR_NAME", "TZ"]) {
+  for (const key of ["API_KEY", "LOG_LEVEL", "NODE_ENV", "ENVIRONMENT", "TZ", "LANG", "DEBUG"]) {
     assert.equal(loaderKey(key), null, key);
   }
 });
@@ -321,7 +336,7 @@ Deno.test("allow_run: the fix names the list that lacks the command", async () =
 });
 
 Deno.test("cwd: resolved before every rule; the verdict's cwd is the real path the server runs in", async () => {
-  await using dir = await tempDir();
+  await using dir = await scratchDir();
   await Deno.mkdir(`${dir.path}/home/projects/notes`, { recursive: true });
   await Deno.symlink(`${dir.path}/home/projects/notes`, `${dir.path}/home/notes-link`);
   const facts = await testFacts(`${dir.path}/data`, {
@@ -343,4 +358,171 @@ Deno.test("cwd: resolved before every rule; the verdict's cwd is the real path t
   );
   assert.equal(home.blocked?.rule, "cwd");
   assert.match(home.blocked!.detail, /which is the home folder$/);
+});
+
+Deno.test("cwd: data and config folders with what is in them, credential and world-writable folders are refused, each with its fix", async () => {
+  await using dir = await scratchDir();
+  const home = `${dir.path}/home`;
+  await Deno.mkdir(`${home}/mcp/server`, { recursive: true });
+  const facts = await testFacts(`${dir.path}/data`, {
+    reviewKeys: [signer.reviewKey],
+    vars: { HOME: home },
+  });
+  const judge = async (cwd: string, more: Record<string, string> = {}) => {
+    const f = Object.keys(more).length
+      ? await testFacts(`${dir.path}/data`, {
+        reviewKeys: [signer.reviewKey],
+        vars: { HOME: home, ...more },
+      })
+      : facts;
+    const server = await launchable(signer, { name: "s", command: "deno", cwd });
+    return (await evaluateLaunch(server, f)).checks.find((c) => c.rule === "cwd")!;
+  };
+  const data = "engram's data folder \\(its database and every server's sandbox directory\\)";
+  const config = "engram's config folder \\(it holds the operator's review private key\\)";
+  const cases: [string, RegExp, Record<string, string>?][] = [
+    [`${dir.path}/data/sandboxes`, new RegExp(`which is inside ${data}$`)],
+    [`${dir.path}/data/sandboxes/other/..`, new RegExp(`which is inside ${data}$`)],
+    [`${dir.path}/data/sandboxes/other`, new RegExp(`which is inside ${data}$`)],
+    ["~/.config/engram", new RegExp(`which is ${config}$`)],
+    ["~/.config/engram/keys", new RegExp(`which is inside ${config}$`)],
+    ["~/.config", new RegExp(`which is a parent of ${config}$`)],
+    [`${dir.path}/xdg/engram`, new RegExp(`which is ${config}$`), {
+      XDG_CONFIG_HOME: `${dir.path}/xdg`,
+    }],
+    [`${dir.path}/xdg`, new RegExp(`which is a parent of ${config}$`), {
+      XDG_CONFIG_HOME: `${dir.path}/xdg`,
+    }],
+    [`${dir.path}/xdg/gcloud`, /which is the credential folder .*\/xdg\/gcloud$/, {
+      XDG_CONFIG_HOME: `${dir.path}/xdg`,
+    }],
+    ["~/.ssh", /which is the credential folder .*\/home\/\.ssh$/],
+    ["~/.gnupg/private-keys-v1.d", /which is inside the credential folder .*\/home\/\.gnupg$/],
+    ["~/.aws", /which is the credential folder .*\/\.aws$/],
+    ["~/.config/gcloud", /which is the credential folder .*\/\.config\/gcloud$/],
+    ["~/.kube", /which is the credential folder .*\/\.kube$/],
+    ["~/.docker", /which is the credential folder .*\/\.docker$/],
+    ["/tmp", /which is the world-writable folder \/tmp$/],
+    ["/var/tmp", /which is the world-writable folder \/var\/tmp$/],
+    ["/var/tmp/work", /which is inside the world-writable folder \/var\/tmp$/],
+    [
+      await Deno.realPath(await Deno.makeTempDir({ prefix: "engram-cwd-" })),
+      /which is inside the world-writable folder \/tmp$/,
+    ],
+  ];
+  for (const [cwd, detail, more] of cases) {
+    const check = await judge(cwd, more);
+    assert.equal(check.ok, false, cwd);
+    assert.match(check.detail, detail, cwd);
+    assert.match(check.fix, /^set cwd to a folder that holds only what the server needs/, cwd);
+  }
+  assert.match((await judge("~/.ssh")).fix, /pass the one credential the server needs through env/);
+  assert.match((await judge("/tmp")).fix, /any user can swap a folder there for a symlink/);
+  // A folder of its own in the home folder is still fine.
+  assert.equal((await judge("~/mcp/server")).ok, true);
+});
+
+Deno.test("cwd: with HOME unset, a user's home folder under /home or /Users is still refused", async () => {
+  await using data = await tempDir();
+  const facts = await testFacts(data.path, { reviewKeys: [signer.reviewKey], vars: { HOME: "" } });
+  for (const cwd of ["/home/ada", "/Users/ada", "/home/ada/projects/.."]) {
+    const server = await launchable(signer, { name: "s", command: "deno", cwd });
+    const check = (await evaluateLaunch(server, facts)).checks.find((c) => c.rule === "cwd")!;
+    assert.equal(check.ok, false, cwd);
+    assert.match(
+      check.detail,
+      /which is a user's home folder \(HOME is not set, so engram cannot tell whose\)$/,
+    );
+    assert.match(check.fix, /set HOME in engram's environment/);
+  }
+  // A folder inside one is judged like any other (here: it does not exist).
+  const inside = await launchable(signer, { name: "s", command: "deno", cwd: "/home/ada/mcp" });
+  const check = (await evaluateLaunch(inside, facts)).checks.find((c) => c.rule === "cwd")!;
+  assert.match(check.detail, /is not a directory$/);
+});
+
+Deno.test("env_loader: keys that choose the runtime, the toolchain, the registry or whom TLS trusts are loader keys", () => {
+  for (
+    const key of [
+      "DOCKER_HOST",
+      "DOCKER_CONFIG",
+      "UV_PYTHON",
+      "UV_CONFIG_FILE",
+      "DENO_CERT",
+      "DENO_AUTH_TOKENS",
+      "OPENSSL_CONF",
+      "OPENSSL_MODULES",
+      "OPENSSL_ENGINES",
+      "ZDOTDIR",
+      "GIT_DIR",
+      "GIT_AUTHOR_NAME",
+      "NODE_EXTRA_CA_CERTS",
+      "SSL_CERT_FILE",
+      "SSL_CERT_DIR",
+      "REQUESTS_CA_BUNDLE",
+      "CURL_CA_BUNDLE",
+      "HTTPS_PROXY",
+      "https_proxy",
+      "HTTP_PROXY",
+      "http_proxy",
+      "ALL_PROXY",
+      "all_proxy",
+      "NODE_PRESERVE_SYMLINKS",
+      "NODE_REPL_EXTERNAL_MODULE",
+      "CC",
+      "CXX",
+      "LD",
+      "PYTHON",
+      "MAKE",
+      "CFLAGS",
+      "LDFLAGS",
+      "GOFLAGS",
+      "GOTOOLCHAIN",
+      "GOPROXY",
+      "RUSTC_WRAPPER",
+      "CARGO_HOME",
+      "BUNDLE_GEMFILE",
+      "PIPX_HOME",
+      "YARN_RC_FILENAME",
+      "BUN_INSTALL",
+      "PYTHONINSPECT",
+      "PYTHONSAFEPATH",
+      "JAVA_HOME",
+      "ELECTRON_RUN_AS_NODE",
+    ]
+  ) {
+    const hit = loaderKey(key);
+    assert.ok(hit, key);
+    assert.ok(hit.why.length > 10, `${key}: a reason`);
+  }
+  for (const key of ["CCACHE_DIR", "MAKEFLAGS_HINT", "LDAP_URL", "DOCKERFILE", "NO_PROXY"]) {
+    assert.equal(loaderKey(key), null, key);
+  }
+});
+
+Deno.test("env_loader: a key allow_env names must hold its value literally, not a ${VAR}", async () => {
+  await using dir = await tempDir();
+  const facts = await testFacts(dir.path, {
+    reviewKeys: [signer.reviewKey],
+    vars: { OPTS: "--require /tmp/evil.cjs" },
+  });
+  const rule = async (env: Record<string, string>) =>
+    (await evaluateLaunch(
+      await launchable(signer, { name: "s", command: "deno", env, allow_env: Object.keys(env) }),
+      facts,
+    )).checks.find((c) => c.rule === "env_loader")!;
+  const refused = await rule({ NODE_OPTIONS: "--max-old-space-size=512 ${OPTS}" });
+  assert.equal(refused.ok, false);
+  assert.equal(
+    refused.detail,
+    'env "NODE_OPTIONS" is named in allow_env but its value refers to ${OPTS}, which engram\'s environment would supply at each start, unsigned',
+  );
+  assert.equal(
+    refused.fix,
+    "write the value of NODE_OPTIONS literally in the entry (no ${VAR}), then sign the launch again: engram mcp sign s --key FILE",
+  );
+  // Any key allow_env names, loader key or not; an escaped $${VAR} is a literal.
+  assert.equal((await rule({ LOG_LEVEL: "${OPTS}" })).ok, false);
+  assert.equal((await rule({ NODE_OPTIONS: "--title=$${OPTS}" })).ok, true);
+  assert.equal((await rule({ NODE_OPTIONS: "--max-old-space-size=512" })).ok, true);
 });

@@ -67,10 +67,12 @@ Deno.test("sandbox probe: a bwrap that cannot create namespaces is reported with
 });
 
 Deno.test({
-  name: "sandbox probe: bubblewrap runs here",
+  name: "sandbox probe: bubblewrap runs here, and the probe answers with its absolute path",
   ignore: !BWRAP.ok,
   async fn() {
-    assert.deepEqual(await probeBubblewrap(), { ok: true, bwrap: "bwrap" });
+    const probe = await probeBubblewrap();
+    assert.ok(probe.ok);
+    assert.match(probe.bwrap, /^\/.+\/bwrap$/, "what every launch runs: never a bare name");
   },
 });
 
@@ -82,6 +84,7 @@ Deno.test("sandbox args: network only when allowed, the sandbox dir is the only 
   assert.ok(args.includes("--unshare-all") && args.includes("--die-with-parent"));
   assert.ok(!args.includes("--share-net"));
   assert.deepEqual(args.slice(-4), ["--", "npx", "-y", "pkg"]);
+  assert.equal(args[args.indexOf("--chdir") - 1], "--clearenv", "no environment but the given one");
   const writable = args.flatMap((a, i) => (a === "--bind" ? [args[i + 1]] : []));
   assert.deepEqual(writable, ["/d/sandboxes/s"]);
   assert.ok(
@@ -90,17 +93,48 @@ Deno.test("sandbox args: network only when allowed, the sandbox dir is the only 
   );
   assert.ok(!args.some((a) => a === "/etc" || a === "/home" || a === "/root"));
   const net = bwrapArgs({ sandboxDir: "/d", cwd: "/srv/x", network: true }, {
-    command: "npx",
+    command: "/usr/bin/npx",
     args: [],
+    env: { PATH: "/usr/bin", NOTE: "a=b c\nd" },
   });
   assert.ok(net.includes("--share-net"));
-  assert.deepEqual(net.slice(net.indexOf("--ro-bind", net.indexOf("--bind")), -2), [
+  // cwd before the sandbox dir: the later bind wins, so cwd can never cover the writable dir.
+  assert.deepEqual(net.slice(net.indexOf("--ro-bind", net.indexOf("--tmpfs")), -2), [
     "--ro-bind",
     "/srv/x",
     "/srv/x",
+    "--bind",
+    "/d",
+    "/d",
+    "--clearenv",
+    "--setenv",
+    "PATH",
+    "/usr/bin",
+    "--setenv",
+    "NOTE",
+    "a=b c\nd",
     "--chdir",
     "/srv/x",
   ]);
+});
+
+Deno.test({
+  name: "restricted: a cwd above the sandbox dir does not hide the server's own writable dir",
+  ignore: !BWRAP.ok,
+  async fn() {
+    await using dir = await tempDir();
+    const sandboxDir = `${dir.path}/sandboxes/s`;
+    await Deno.mkdir(sandboxDir, { recursive: true });
+    const probe = BWRAP as Extract<SandboxProbe, { ok: true }>;
+    const args = bwrapArgs({ sandboxDir, cwd: `${dir.path}/sandboxes`, network: false }, {
+      command: "/bin/sh",
+      args: ["-c", `echo x > '${sandboxDir}/written'`],
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    const out = await new Deno.Command(probe.bwrap, { args, stderr: "piped" }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(await Deno.readTextFile(`${sandboxDir}/written`), "x\n");
+  },
 });
 
 /** Starts tree_server under restricted and asks it each line; returns the answers. */

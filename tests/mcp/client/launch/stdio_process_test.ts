@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { EngramError } from "../../../../src/core/errors.ts";
+import { probeSandbox } from "../../../../src/mcp/client/launch/sandbox.ts";
 import { startStdioServer } from "../../../../src/mcp/client/launch/stdio_process.ts";
 import { tempDir } from "../../../helpers.ts";
 import {
@@ -242,4 +243,165 @@ Deno.test("stdio process: a verdict passed in is the one obeyed, and nothing sta
     },
   );
   assert.deepEqual(processesWith(mark), [], "nothing was started");
+});
+
+/** This machine's sandbox with pasta around bubblewrap, when both run here. */
+const PASTA = BWRAP.ok ? await probeSandbox({ path: Deno.env.get("PATH") }) : BWRAP;
+
+/** The launches the PATH and environment tests make: each profile, and pasta when it runs. */
+const LAUNCHES = [
+  { profile: "standard", network: false },
+  { profile: "restricted", network: false },
+  { profile: "restricted", network: true },
+] as const;
+
+/** Whether a launch can run here (the networked one needs pasta, or it is bubblewrap alone). */
+const launchRuns = (l: (typeof LAUNCHES)[number]) =>
+  runs(l.profile) && (!l.network || (PASTA.ok && PASTA.network?.ok === true));
+
+for (const launch of LAUNCHES) {
+  const label = `${launch.profile}${launch.network ? ", pasta" : ""}`;
+  Deno.test({
+    name:
+      `stdio process (${label}): a fake bwrap, pasta or command in the sandbox dir on a relative PATH entry never runs`,
+    ignore: !launchRuns(launch),
+    async fn() {
+      await using dir = await tempDir();
+      const marker = `${dir.path}/fake-ran`;
+      // The server can write its sandbox dir, which is the helpers' working directory.
+      const sandboxDir = `${dir.path}/sandboxes/tree`;
+      await Deno.mkdir(sandboxDir, { recursive: true });
+      for (const name of ["bwrap", "pasta", "deno", "perl"]) {
+        await Deno.writeTextFile(
+          `${sandboxDir}/${name}`,
+          `#!/bin/sh\necho ${name} > '${marker}'\n`,
+          {
+            mode: 0o755,
+          },
+        );
+      }
+      const path = `.::${Deno.env.get("PATH")}`;
+      const facts = await testFacts(dir.path, {
+        reviewKeys: [signer.reviewKey],
+        sandbox: PASTA,
+        vars: { PATH: path },
+      });
+      const server = await launchable(signer, {
+        name: "tree",
+        command: "deno",
+        args: ["run", "-A", "--no-config", TREE_SERVER, token()],
+        sandbox_profile: launch.profile,
+        network: launch.network,
+        ...(launch.profile === "restricted" ? { cwd: UPSTREAM_DIR } : {}),
+      });
+      const proc = await startStdioServer(server, { facts });
+      const lines = jsonLines(proc.stdout);
+      try {
+        assert.equal((await lines.next()).ready, true, proc.stderrText());
+        const writer = proc.stdin.getWriter();
+        await writer.write(new TextEncoder().encode("env\n"));
+        writer.releaseLock();
+        const env = (await lines.next()).result as Record<string, string>;
+        assert.equal(env.PATH, path, "the server still gets its own PATH");
+      } finally {
+        await lines.close();
+        await proc.stop({ graceMs: 2000 });
+        // Checked last, so a fake that ran (and ended the stream) is what a failure names.
+        const ran = await Deno.readTextFile(marker).catch(() => null);
+        assert.equal(ran, null, `the fake ${ran?.trim()} ran on the host`);
+      }
+    },
+  });
+
+  Deno.test({
+    name:
+      `stdio process (${label}): PERL5LIB and PERL5OPT reach the server intact and are never read by the guard`,
+    ignore: !launchRuns(launch),
+    async fn() {
+      await using dir = await tempDir();
+      const lib = `${dir.path}/lib`;
+      await Deno.mkdir(lib);
+      for (const module of ["POSIX", "Evil"]) {
+        await Deno.writeTextFile(
+          `${lib}/${module}.pm`,
+          `open(my $m, ">", "${dir.path}/${module}-loaded"); close $m; 1;\n`,
+        );
+      }
+      const facts = await testFacts(dir.path, {
+        reviewKeys: [signer.reviewKey],
+        sandbox: PASTA,
+        vars: { UPSTREAM_TOKEN: "t-123" },
+      });
+      const configured = {
+        PERL5LIB: lib,
+        PERL5OPT: "-MEvil",
+        API_TOKEN: "${UPSTREAM_TOKEN}",
+        NOTE: "a=b c\nd",
+      };
+      const server = await launchable(signer, {
+        name: "perlenv",
+        command: launch.profile === "restricted" ? TEST_DENO : "deno",
+        args: ["run", "-A", "--no-config", TREE_SERVER, token()],
+        env: configured,
+        allow_env: ["PERL5LIB", "PERL5OPT"],
+        sandbox_profile: launch.profile,
+        network: launch.network,
+        ...(launch.profile === "restricted" ? { cwd: UPSTREAM_DIR } : {}),
+      });
+      const proc = await startStdioServer(server, { facts });
+      const lines = jsonLines(proc.stdout);
+      try {
+        assert.equal((await lines.next()).ready, true, proc.stderrText());
+        const writer = proc.stdin.getWriter();
+        await writer.write(new TextEncoder().encode("env\n"));
+        writer.releaseLock();
+        const env = (await lines.next()).result as Record<string, string>;
+        assert.deepEqual(env, {
+          PATH: Deno.env.get("PATH"),
+          HOME: launch.profile === "restricted"
+            ? `${dir.path}/sandboxes/perlenv`
+            : Deno.env.get("HOME") ?? dir.path,
+          LANG: "C.UTF-8",
+          ...configured,
+          API_TOKEN: "t-123",
+          // bubblewrap sets PWD to the directory it changes into.
+          ...(launch.profile === "restricted" ? { PWD: UPSTREAM_DIR } : {}),
+        });
+      } finally {
+        await lines.close();
+        await proc.stop({ graceMs: 2000 });
+        // Checked last, so a module perl loaded (and then died of) is what a failure names.
+        for (const module of ["POSIX", "Evil"]) {
+          await assert.rejects(
+            Deno.lstat(`${dir.path}/${module}-loaded`),
+            Deno.errors.NotFound,
+            `${module}.pm was loaded on the host`,
+          );
+        }
+      }
+    },
+  });
+}
+
+Deno.test("stdio process: a command gone from PATH since the verdict is not started, and said so", async () => {
+  await using dir = await tempDir();
+  const facts = await testFacts(dir.path, { reviewKeys: [signer.reviewKey] });
+  const server = await launchable(signer, { name: "gone", command: `gone-${token()}` });
+  await assert.rejects(
+    startStdioServer(server, {
+      facts,
+      verdict: { server: server.name, checks: [], blocked: null },
+    }),
+    (err: unknown) => {
+      assert.ok(err instanceof EngramError);
+      assert.equal(err.code, "not_found");
+      assert.equal(
+        err.message,
+        `mcp server "gone": command ${
+          JSON.stringify(server.command)
+        } is no longer found on PATH; run engram mcp doctor gone`,
+      );
+      return true;
+    },
+  );
 });

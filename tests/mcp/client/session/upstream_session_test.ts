@@ -111,7 +111,7 @@ Deno.test("session: a timed-out call is cancelled upstream (notifications/cancel
     assert.equal(error.code, "provider_unavailable");
     assert.match(
       error.message,
-      /^upstream "slowpoke" did not answer tools\/call "slow" within 300 ms, so engram cancelled it; raise mcp\.request_timeout_ms if it needs longer, or check it with: engram mcp doctor slowpoke$/,
+      /^upstream "slowpoke" did not answer tools\/call "slow" within 300 ms, so engram cancelled it; if it needs longer, raise its request_timeout_ms \(engram mcp set slowpoke request_timeout_ms=MS, or in its config entry\) within mcp\.request_timeout_ms, or check it with: engram mcp doctor slowpoke$/,
     );
     assert.ok(took >= 290 && took < 2000, `took ${took} ms`);
     // A caller's own cancel is told apart from a timeout, and also reaches the upstream.
@@ -192,7 +192,7 @@ Deno.test("session: garbage on stdout is skipped; a call answered only by garbag
     assert.equal(error.code, "provider_unavailable");
     assert.match(
       error.message,
-      /^upstream "garble" did not answer tools\/call "garble" within 400 ms, so engram cancelled it; it wrote 6 line\(s\) to stdout that are not JSON-RPC, the last: \[INFO\] ready; raise mcp\.request_timeout_ms/,
+      /^upstream "garble" did not answer tools\/call "garble" within 400 ms, so engram cancelled it; it wrote 6 line\(s\) to stdout that are not JSON-RPC, the last: \[INFO\] ready; if it needs longer, raise its request_timeout_ms/,
     );
     assert.equal(textOf(await second.callTool("echo", { text: "still" })), "echo: still");
   } finally {
