@@ -5,9 +5,10 @@
  * `restricted` the cwd is the one host folder the sandbox shows, so `/`, a system folder, the home
  * folder or a parent of it, engram's data folder (its database, every sandbox directory) with what
  * is in it and its parents, engram's config folder (the review private key) likewise, credential
- * folders (~/.ssh, ~/.aws, …) and world-writable folders (/tmp: a symlink swapped in between the
- * check and the bind) are refused: each would show the sandboxed server what the sandbox exists to
- * hide, or let another user choose what it sees.
+ * folders (~/.ssh, ~/.aws, …) and the world-writable folders themselves (/tmp: what every user
+ * puts there) are refused: each would show the sandboxed server what the sandbox exists to hide.
+ * A folder of one's own inside /tmp is allowed: the sticky bit keeps other users from renaming or
+ * replacing it (with a symlink) between the check and the bind.
  */
 import { dirname, relative, resolve } from "node:path";
 import type { EnvSnapshot } from "../../../config/env.ts";
@@ -48,8 +49,9 @@ const SYSTEM_TREES = [
 ];
 
 /**
- * World-writable folders, refused with everything under them: another user can swap a folder in
- * them for a symlink between the check and the sandbox's bind.
+ * World-writable folders, refused themselves: they hold every user's files. What is under them is
+ * judged like any folder — the sticky bit lets only its owner rename or replace an entry, so
+ * another user cannot swap one's own folder there for a symlink.
  */
 const WORLD_WRITABLE = ["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp"];
 
@@ -179,12 +181,11 @@ function refusal(cwd: string, facts: CwdFacts): { what: string; why?: string } |
       why: "pass the one credential the server needs through env instead",
     };
   }
-  const shared = WORLD_WRITABLE.find((t) => within(cwd, t));
+  const shared = WORLD_WRITABLE.find((t) => cwd === t);
   if (shared) {
     return {
-      what: `${shared === cwd ? "" : "inside "}the world-writable folder ${shared}`,
-      why:
-        "any user can swap a folder there for a symlink between the check and the start, so use one only you can write",
+      what: `the world-writable folder ${shared}`,
+      why: "it holds every user's files, so use a folder of the server's own",
     };
   }
   return null;
