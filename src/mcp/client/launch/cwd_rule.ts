@@ -146,6 +146,14 @@ function refusal(cwd: string, facts: CwdFacts): { what: string; why?: string } |
   const tree = SYSTEM_TREES.find((t) => within(cwd, t));
   if (tree) return { what: tree === cwd ? "a system folder" : `inside the system folder ${tree}` };
   if (SHARED_FOLDERS.includes(cwd)) return { what: "a folder shared by every user" };
+  // Said as what it is before any rule it also breaks (a parent of the data folder, say).
+  const shared = WORLD_WRITABLE.find((t) => cwd === t);
+  if (shared) {
+    return {
+      what: `the world-writable folder ${shared}`,
+      why: "it holds every user's files, so use a folder of the server's own",
+    };
+  }
   const home = facts.env.get("HOME") || undefined;
   const realHome = home ? realOrNormal(home, facts) : undefined;
   if (realHome === cwd) return { what: "the home folder" };
@@ -179,13 +187,6 @@ function refusal(cwd: string, facts: CwdFacts): { what: string; why?: string } |
     return {
       what: `${secret === cwd ? "" : "inside "}the credential folder ${secret}`,
       why: "pass the one credential the server needs through env instead",
-    };
-  }
-  const shared = WORLD_WRITABLE.find((t) => cwd === t);
-  if (shared) {
-    return {
-      what: `the world-writable folder ${shared}`,
-      why: "it holds every user's files, so use a folder of the server's own",
     };
   }
   return null;

@@ -100,6 +100,8 @@ Deno.test("session: a timed-out call is cancelled upstream (notifications/cancel
   const session = new UpstreamSession(server, {
     facts: world.facts,
     requestTimeoutMs: 300,
+    // Starting a Deno fixture on a loaded machine can take longer than the request timeout.
+    connectTimeoutMs: 15_000,
     onCall: (r) => calls.push(r),
   });
   try {
@@ -180,7 +182,11 @@ Deno.test("session: garbage on stdout is skipped; a call answered only by garbag
     args: ["--when", "call", "--kind", "text"],
   });
   const first = new UpstreamSession(banner, { facts: world.facts });
-  const second = new UpstreamSession(garble, { facts: world.facts, requestTimeoutMs: 400 });
+  const second = new UpstreamSession(garble, {
+    facts: world.facts,
+    requestTimeoutMs: 400,
+    connectTimeoutMs: 15_000,
+  });
   try {
     // Invalid UTF-8 and stray lines before the server speaks do not stop it from working.
     assert.equal(textOf(await first.callTool("echo", { text: "ok" })), "echo: ok");
@@ -333,7 +339,11 @@ Deno.test("session: a notification flood never answering times out; close leaves
     args: ["--mode", "notifications"],
     mark,
   });
-  const session = new UpstreamSession(server, { facts: world.facts, requestTimeoutMs: 500 });
+  const session = new UpstreamSession(server, {
+    facts: world.facts,
+    requestTimeoutMs: 500,
+    connectTimeoutMs: 15_000,
+  });
   const pids: number[] = [];
   try {
     const error = await rejection(session.callTool("flood"));
