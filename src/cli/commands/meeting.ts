@@ -86,6 +86,10 @@ function printMeeting(out: Output, r: MeetingResult): void {
     out.line("");
     out.line(`stored ${r.stored.path} (source ${r.source?.path})`);
   }
+  if (r.not_stored) {
+    out.line("");
+    out.line(`not stored: ${r.not_stored}`);
+  }
 }
 
 /** The text of FILE (relative to the working directory) or of stdin with `-`. */

@@ -25,6 +25,8 @@ export interface MeetingResult extends MeetingDraft {
   source?: DocumentPointer;
   /** The note written, with `store`. */
   stored?: DocumentPointer;
+  /** With `store`, why nothing was written: the text held no meeting. */
+  not_stored?: string;
 }
 
 /** Where stored meeting notes and their inline sources go. */
@@ -68,6 +70,17 @@ export async function extractMeeting(
     ...(doc ? { source: { document_id: doc.id, path: doc.path } } : {}),
   };
   if (!args.store) return result;
+  // A text with nothing a meeting leaves behind is not stored as one: an empty note under
+  // /memory/project/meetings/ would only be found, and read, as noise.
+  const empty = draft.attendees.length + draft.decisions.length + draft.action_items.length +
+      draft.open_questions.length === 0;
+  if (empty) {
+    return {
+      ...result,
+      not_stored:
+        "no meeting found in it (no attendees, decisions, action items or open questions), so nothing was stored",
+    };
+  }
   const day = draft.date && /^\d{4}-\d{2}-\d{2}$/.test(draft.date)
     ? draft.date
     : (deps.now ?? (() => new Date()))().toISOString().slice(0, 10);

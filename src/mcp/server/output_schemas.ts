@@ -184,6 +184,7 @@ export const MeetingOutputSchema = z.looseObject({
   brain_id: z.string(),
   source: documentPointer.optional(),
   stored: documentPointer.optional(),
+  not_stored: z.string().optional(),
 });
 
 /** memory_reindex output. */

@@ -9,7 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { startStreamableHttpUpstream } from "../../fixtures/upstream/http_upstream.ts";
-import { type CliResult, connectStdio, resultText, runEngram, tempDir } from "../../helpers.ts";
+import {
+  type CliResult,
+  connectStdio,
+  engramCommandArgs,
+  engramEnv,
+  resultText,
+  runEngram,
+  tempDir,
+} from "../../helpers.ts";
 import { exists, HAS_SCRIPT, runEngramOnTerminal } from "../_util.ts";
 import { FIXTURE } from "../_signed_upstreams.ts";
 
@@ -249,4 +257,51 @@ Deno.test("mcp review of an http server: off a terminal without --yes nothing ch
   const server = await s.server("web");
   assert.equal(server.enabled, false);
   assert.equal(server.client_consent, "approved");
+});
+
+Deno.test("mcp review on a terminal: Ctrl-C at a question ends review at once, changing nothing", async () => {
+  if (!HAS_SCRIPT) {
+    console.log(
+      "skipped: util-linux `script` is not installed, so no pseudo-terminal is available",
+    );
+    return;
+  }
+  await using s = await imported(FILES);
+  const before = await s.server("files");
+  const command = [Deno.execPath(), ...engramCommandArgs(["mcp", "review", "files"])]
+    .map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
+  const child = new Deno.Command("script", {
+    args: ["-qec", command, "/dev/null"],
+    cwd: s.dir,
+    env: engramEnv(s.dir),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Wait for the first question, then type Ctrl-C: the terminal turns it into SIGINT.
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let screen = "";
+  while (!screen.includes(QUESTIONS[0])) {
+    const { value, done } = await reader.read();
+    assert.ok(!done, `review ended before asking: ${screen}`);
+    screen += value;
+  }
+  const stdin = child.stdin.getWriter();
+  await stdin.write(new TextEncoder().encode("\x03"));
+  // A review that ignores the signal would wait on the terminal forever: fail instead of hanging.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    screen += value;
+  }
+  await stdin.close().catch(() => {});
+  const status = await child.status;
+  clearTimeout(guard);
+  await child.stderr.cancel();
+  assert.match(screen, /interrupted by SIGINT/, screen);
+  assert.equal(status.code, 130, screen);
+  assert.deepEqual(await s.server("files"), before, "nothing changed");
+  assert.equal(await exists(s.keyFile), false, "no key was made");
 });

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { silentLogger } from "../../../src/core/logger.ts";
 import { extractMeeting, type MeetingResult } from "../../../src/core/synthesis/meetings.ts";
+import { ListInput } from "../../../src/core/schemas.ts";
 import { MeetingInput } from "../../../src/core/synthesis/synthesis_schemas.ts";
 import { ModelStack } from "../../../src/providers/stack.ts";
 import { ADMIN, openService, tempDir } from "../../helpers.ts";
@@ -189,4 +190,19 @@ Deno.test("meeting: a first-person to-do in a turn is its speaker's; one for som
     ["Carol", "review the budget", undefined],
     ["Ann", "write the summary", undefined],
   ]);
+});
+
+Deno.test("meeting: store on a text with no meeting in it stores nothing and says so", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const r = await extractMeeting(
+    { service: s.service, model: rules },
+    ADMIN,
+    MeetingInput.parse({ content: "x", store: true }),
+  );
+  assert.equal(r.stored, undefined);
+  assert.equal(r.source, undefined);
+  assert.match(r.not_stored ?? "", /^no meeting found in it .*so nothing was stored$/);
+  const listed = await s.service.list(ADMIN, ListInput.parse({}));
+  assert.equal(listed.items.length, 0, "neither the note nor its source was written");
 });

@@ -29,7 +29,7 @@ import {
 import { type CommandSpec, configFlags, type Parsed, parseOrHelp, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { EXIT } from "../../exit_codes.ts";
-import { untilInterrupted } from "../../interrupt.ts";
+import { unlessAborted, untilInterrupted } from "../../interrupt.ts";
 import { recordOperatorAction } from "../../operator_audit.ts";
 import { stdinLines } from "../../stdin_lines.ts";
 import {
@@ -116,7 +116,9 @@ export async function mcpReview(argv: string[], ctx: CommandContext): Promise<nu
       withUpstreams(ctx, configFlags(args.values), { mode: "mcp-live", keepFor }, async (u) => {
         let code: number;
         try {
-          const read = stdinLines(ctx.stdin);
+          const lines = stdinLines(ctx.stdin);
+          // Ctrl-C at a question ends review: a pending read of the terminal never would.
+          const read = () => unlessAborted(lines(), signal);
           code = await review(u, { ctx, args, name, expose, say, account, signal, read });
         } finally {
           if (json && !signal.aborted) ctx.out.json(account);

@@ -35,6 +35,7 @@ export const memoryMeetingExtract = defineTool({
     list("Action items", r.action_items.map(actionItemText));
     list("Open questions", r.open_questions);
     if (r.stored) lines.push(`Stored as ${r.stored.path} (source ${r.source?.path})`);
+    if (r.not_stored) lines.push(`Not stored: ${r.not_stored}`);
     return lines.join("\n");
   },
   brainOf: (r: MeetingResult) => r.brain_id,
