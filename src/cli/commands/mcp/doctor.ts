@@ -6,6 +6,7 @@
  * timeout — and check launch, initialize, protocol version, capabilities and latency, so one sick
  * server is named while the healthy ones still pass.
  */
+import { configFileHint } from "../../../config/config_file.ts";
 import { EngramError } from "../../../core/errors.ts";
 import { liveDoctor, type LiveReport } from "../../../mcp/client/doctor/doctor_live.ts";
 import { judgeServers, type ServerView } from "../../../mcp/client/launch/server_status.ts";
@@ -57,7 +58,9 @@ export async function mcpDoctor(argv: string[], ctx: CommandContext): Promise<nu
         if (args.values.json) ctx.out.json({ ok: !failed, servers: reports });
         else if (reports.length === 0) {
           ctx.out.line(
-            "no upstream servers to check; add them under mcp.mcp_servers in the config file or with: engram mcp import FILE",
+            `no upstream servers to check; add them under mcp.mcp_servers in ${
+              configFileHint(u.config.configLocation)
+            } or with: engram mcp import FILE`,
           );
         } else {
           for (const r of reports) printReport(ctx, r);

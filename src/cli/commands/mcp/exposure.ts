@@ -5,6 +5,7 @@
  * configured server nothing is known of yet ("never listed"). It judges from the approvals, the
  * definitions last seen and each server's launch rules; it starts nothing.
  */
+import { configFileHint } from "../../../config/config_file.ts";
 import { type Tier, tierAllows, TIERS } from "../../../core/types.ts";
 import { exposurePlan } from "../../../mcp/client/exposure/exposure_plan.ts";
 import { findEntry } from "../../../mcp/client/upstream_catalog.ts";
@@ -117,7 +118,9 @@ export async function mcpExposure(argv: string[], ctx: CommandContext): Promise<
     }
     if (shown.length === 0) {
       ctx.out.line(
-        "no upstream servers configured; add one with: engram mcp import FILE, or under mcp.mcp_servers in the config",
+        `no upstream servers configured; add one with: engram mcp import FILE, or under mcp.mcp_servers in ${
+          configFileHint(u.config.configLocation)
+        }`,
       );
       return 0;
     }

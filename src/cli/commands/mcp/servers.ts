@@ -2,6 +2,7 @@
  * @module `engram mcp servers | enable | disable | consent | remove`: the upstream servers engram
  * knows, whether each could start and what blocks it, and the operator's state about them.
  */
+import { configFileHint } from "../../../config/config_file.ts";
 import type { McpServerConfig } from "../../../config/mcp_servers.ts";
 import { CONSENT_STATES } from "../../../config/mcp_servers.ts";
 import { EngramError } from "../../../core/errors.ts";
@@ -76,7 +77,9 @@ export async function mcpServers(argv: string[], ctx: CommandContext): Promise<n
     }
     if (views.length === 0) {
       ctx.out.line(
-        "no upstream servers; add them under mcp.mcp_servers in the config file, or import another client's config with: engram mcp import FILE",
+        `no upstream servers; add them under mcp.mcp_servers in ${
+          configFileHint(u.config.configLocation)
+        }, or import another client's config with: engram mcp import FILE`,
       );
       return 0;
     }

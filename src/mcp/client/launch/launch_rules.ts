@@ -106,7 +106,11 @@ async function stdioChecks(
     cwdCheck(server.cwd, cwd, facts),
     envLoaderCheck(server),
   ];
-  const signature = await signatureChecks(server, { command, reviewKeys: facts.reviewKeys });
+  const signature = await signatureChecks(server, {
+    command,
+    reviewKeys: facts.reviewKeys,
+    configFile: facts.configFile,
+  });
   checks.push(
     ...signature.checks,
     profileCheck(server),

@@ -33,10 +33,12 @@ export async function signedUnderV1(
  */
 export async function signatureChecks(
   server: StdioServerConfig,
-  o: { command: string | null; reviewKeys: readonly string[] },
+  o: { command: string | null; reviewKeys: readonly string[]; configFile?: string },
 ): Promise<{ checks: LaunchCheck[]; digest?: string }> {
   const { command, reviewKeys } = o;
-  const sign = `review the launch and sign it: engram mcp sign ${server.name} --key FILE`;
+  const sign =
+    `review the launch and sign it: engram mcp review ${server.name} (or engram mcp sign ${server.name} --key FILE)`;
+  const keysAt = `mcp.review_keys${o.configFile ? ` in ${o.configFile}` : ""}`;
   if (command === null) {
     const why = "cannot be computed until the command is one plain executable";
     return {
@@ -81,8 +83,10 @@ export async function signatureChecks(
     });
   } else if (reviewKeys.length === 0) {
     signatureCheck = fail("manifest_signature", {
-      detail: "mcp.review_keys is empty, so no signature can be trusted",
-      fix: "add the reviewer's public key to mcp.review_keys (engram mcp keys generate prints it)",
+      detail:
+        "mcp.review_keys is empty and no key is trusted in the database, so no signature can be trusted",
+      fix:
+        `review it with engram mcp review ${server.name} (it signs with your operator key and trusts it), or add the reviewer's public key to ${keysAt} (engram mcp keys generate prints it)`,
     });
   } else {
     // Verified over the digest of what would run, so a signature never vouches for another launch.
@@ -96,7 +100,7 @@ export async function signatureChecks(
         detail:
           `manifest_signature is not a signature of this launch by any key in mcp.review_keys (${reviewKeys.length} listed)`,
         fix:
-          `sign with a listed key (engram mcp sign ${server.name} --key FILE) or add the signer's public key to mcp.review_keys`,
+          `sign with a listed key (engram mcp sign ${server.name} --key FILE) or add the signer's public key to ${keysAt}`,
       });
   }
   return { checks: [versionCheck, digestCheck, signatureCheck], digest };

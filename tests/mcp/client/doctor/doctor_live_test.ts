@@ -57,7 +57,7 @@ Deno.test("doctor live: every check reported, with a fix for what failed", async
   );
   assert.equal(
     by.unsigned.checks[0].fix,
-    "review the launch and sign it: engram mcp sign unsigned --key FILE",
+    "review the launch and sign it: engram mcp review unsigned (or engram mcp sign unsigned --key FILE)",
   );
 
   assert.equal(

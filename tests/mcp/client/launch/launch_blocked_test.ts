@@ -292,7 +292,7 @@ const CASES: Case[] = [
     name: "no manifest digest",
     rule: "manifest_digest",
     message:
-      /manifest_digest is not set; review the launch and sign it: engram mcp sign s --key FILE/,
+      /manifest_digest is not set; review the launch and sign it: engram mcp review s \(or engram mcp sign s --key FILE\)/,
     server: async (_d, marker) => ({
       ...(await launchable(signer, { name: "s", command: "deno", args: writes(marker) })),
       manifest_digest: undefined,
@@ -328,7 +328,8 @@ const CASES: Case[] = [
   {
     name: "empty review_keys",
     rule: "manifest_signature",
-    message: /mcp.review_keys is empty, so no signature can be trusted/,
+    message:
+      /mcp.review_keys is empty and no key is trusted in the database, so no signature can be trusted/,
     reviewKeys: [],
     server: (_d, marker) =>
       launchable(signer, { name: "s", command: "deno", args: writes(marker) }),

@@ -135,7 +135,7 @@ Deno.test("session: a blocked server throws the rule's message, starts nothing, 
     assert.equal(error.blocked?.rule, "manifest_signature");
     assert.equal(
       error.message,
-      'mcp server "unsigned" is blocked by rule manifest_signature: manifest_signature is not set; review the launch and sign it: engram mcp sign unsigned --key FILE',
+      'mcp server "unsigned" is blocked by rule manifest_signature: manifest_signature is not set; review the launch and sign it: engram mcp review unsigned (or engram mcp sign unsigned --key FILE)',
     );
     assert.deepEqual(statuses.map((s) => s.status), ["blocked"]);
     assert.deepEqual(processesWith(`--seed ${mark}`), []);
