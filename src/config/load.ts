@@ -121,11 +121,6 @@ function envVar(env: EnvSnapshot, name: string): string | undefined {
   return env.get(name) || undefined;
 }
 
-/** `--config`, `$ENGRAM_CONFIG` (both must exist), `./config/engram.yaml`, `$XDG_CONFIG_HOME/engram/engram.yaml`. */
-export function findConfigFile(flags: ConfigFlags, env: EnvSnapshot, cwd: string): string | null {
-  return locateConfig(flags, { env, cwd }).file;
-}
-
 function readConfigText(file: string): string {
   try {
     return Deno.readTextFileSync(file);

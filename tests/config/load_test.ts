@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { envFrom } from "../../src/config/env.ts";
-import { findConfigFile, loadConfig } from "../../src/config/load.ts";
+import { locateConfig } from "../../src/config/config_file.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { EngramError } from "../../src/core/errors.ts";
 import { ROOT, runEngram, tempDir } from "../helpers.ts";
 import { assertFails, assertOk, exists, runJson, writeText } from "../cli/_util.ts";
@@ -135,9 +136,9 @@ Deno.test("config: --config pointing at a directory is an error, not a silent de
   assertConfigError(() => load(dir.path, { config: "adir" }), `${dir.path}/adir`);
 });
 
-Deno.test("findConfigFile returns null when nothing is configured", async () => {
+Deno.test("locateConfig finds no file when nothing is configured", async () => {
   await using dir = await tempDir();
-  assert.equal(findConfigFile({}, envFrom({}), dir.path), null);
+  assert.equal(locateConfig({}, { env: envFrom({}), cwd: dir.path }).file, null);
 });
 
 // --- precedence: flags > env > file > defaults ------------------------------------------------

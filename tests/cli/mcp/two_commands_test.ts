@@ -7,33 +7,10 @@
  * when the package is not in Deno's cache.
  */
 import assert from "node:assert/strict";
+import { EVERYTHING_ARGS, everythingNotCached } from "../../server_everything.ts";
 import { connectStdio, resultText, runEngram, tempDir } from "../../helpers.ts";
 
-const PACKAGE = "npm:@modelcontextprotocol/server-everything@2026.8.31";
-const ARGS = ["run", "--cached-only", "--allow-env", PACKAGE, "stdio"];
-
-/** Why the pinned package cannot run from the cache here, or null. */
-async function notCached(): Promise<string | null> {
-  const dir = await Deno.makeTempDir({ prefix: "engram-everything-" });
-  try {
-    // Outside the repo, so the probe reads no deno.json and touches no lockfile.
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ARGS,
-      cwd: dir,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).output();
-    if (out.code === 0) return null;
-    const why = new TextDecoder().decode(out.stderr).trim().split("\n")[0];
-    return `${PACKAGE} is not in Deno's cache (${why}); cache it with: deno cache ${PACKAGE}`;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-const skip = await notCached();
+const skip = await everythingNotCached();
 if (skip) console.log(`skipping the two-command flow: ${skip}`);
 
 Deno.test({
@@ -45,7 +22,11 @@ Deno.test({
     const file = `${dir.path}/claude_desktop_config.json`;
     await Deno.writeTextFile(
       file,
-      JSON.stringify({ mcpServers: { everything: { command: "deno", args: ARGS } } }, null, 2),
+      JSON.stringify(
+        { mcpServers: { everything: { command: "deno", args: EVERYTHING_ARGS } } },
+        null,
+        2,
+      ),
     );
     const imported = await runEngram(["mcp", "import", file], { dataDir: dir.path });
     assert.equal(imported.code, 0, imported.stderr);

@@ -5,6 +5,7 @@
  * and the minimal environment it was started with. Skipped, with the reason, when not cached.
  */
 import assert from "node:assert/strict";
+import { EVERYTHING_ARGS, everythingNotCached } from "../../server_everything.ts";
 import type { StdioServerConfig } from "../../../src/config/mcp_servers.ts";
 import {
   type UpstreamEvent,
@@ -13,31 +14,7 @@ import {
 import { launchable } from "./launch_setup.ts";
 import { textOf, upstreamWorld } from "./upstream_setup.ts";
 
-const PACKAGE = "npm:@modelcontextprotocol/server-everything@2026.8.31";
-const ARGS = ["run", "--cached-only", "--allow-env", PACKAGE, "stdio"];
-
-/** Why the pinned package cannot run from the cache here, or null. */
-async function notCached(): Promise<string | null> {
-  const dir = await Deno.makeTempDir({ prefix: "engram-everything-" });
-  try {
-    // Outside the repo, so the probe reads no deno.json and touches no lockfile.
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ARGS,
-      cwd: dir,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).output();
-    if (out.code === 0) return null;
-    const why = new TextDecoder().decode(out.stderr).trim().split("\n")[0];
-    return `${PACKAGE} is not in Deno's cache (${why}); cache it with: deno cache ${PACKAGE}`;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-const skip = await notCached();
+const skip = await everythingNotCached();
 if (skip) console.log(`skipping the server-everything tests: ${skip}`);
 
 Deno.test({
@@ -49,7 +26,7 @@ Deno.test({
     const server: StdioServerConfig = await launchable(world.signer, {
       name: "everything",
       command: "deno",
-      args: ARGS,
+      args: EVERYTHING_ARGS,
       sampling: { allowed: true, max_tokens: 64 },
     });
     const events: UpstreamEvent[] = [];
