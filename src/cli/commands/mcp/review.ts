@@ -10,11 +10,7 @@
  * in the audit log. A server the config file defines is never edited: review prints the lines to
  * paste, and goes on when run again after they were pasted.
  */
-import {
-  type McpServerConfig,
-  type StdioServerConfig,
-  StdioServerSchema,
-} from "../../../config/mcp_servers.ts";
+import type { McpServerConfig, StdioServerConfig } from "../../../config/mcp_servers.ts";
 import { EngramError } from "../../../core/errors.ts";
 import type { Tier } from "../../../core/types.ts";
 import { liveDoctor } from "../../../mcp/client/doctor/doctor_live.ts";
@@ -99,15 +95,11 @@ export async function mcpReview(argv: string[], ctx: CommandContext): Promise<nu
   const keepFor = (catalog: readonly CatalogEntry[]): McpServerConfig[] => {
     const c = catalog.find((e) => e.config.name.toLowerCase() === name.toLowerCase())?.config;
     if (!c) return [];
-    // The sandbox helpers whatever is chosen in step 2 — for an http or sse server too, since the
-    // launch facts probe the sandbox, and a run permission dropped at start-up makes Deno ask on a
-    // terminal, taking the operator's answers — and a stdio server's own command.
+    // A stdio server's own command and the sandbox helpers whatever is chosen in step 2. An http
+    // or sse server launches nothing: a sandbox probe it does not need is refused at once
+    // (--no-prompt), never asked about on the operator's terminal.
+    if (c.transport !== "stdio" || typeof c.command !== "string") return [];
     const helpers = { sandbox_profile: "restricted", network: true } as const;
-    if (c.transport !== "stdio" || typeof c.command !== "string") {
-      return [
-        StdioServerSchema.parse({ name: c.name, transport: "stdio", command: "-", ...helpers }),
-      ];
-    }
     return [{ ...c, ...helpers, stdio_allowed_commands: [c.command] }];
   };
   return await untilInterrupted(
