@@ -22,11 +22,15 @@
  *   --cache (measure with the search cache on, its default size; the target is for misses)
  *   --seed N (corpus and queries), --keep (keep the temp data dirs),
  *   --markdown (also print the tables as markdown, for bench/RESULTS.md)
+ *   --backend postgres: PostgreSQL against SQLite in one run instead (bench/postgres_bench.ts:
+ *     import, uncached search, single remembers, engram migrate; --sizes, --queries, --remembers
+ *     and --seed apply; needs Debian's postgresql package)
  */
 import { parseArgs } from "node:util";
 import { buildQueries, Corpus, DEFAULT_SEED, type Query } from "./corpus.ts";
 import { bulkRemember, type Floors, openFloors, rememberEach } from "./inprocess.ts";
 import { type IngestResult, runIngest } from "./ingest_bench.ts";
+import { runPostgresBench } from "./postgres_bench.ts";
 import { importLines, ingestLines, kindTable, mainTable, type SizeResult } from "./report.ts";
 import { sizeLabel } from "./stats.ts";
 import {
@@ -58,6 +62,8 @@ interface Options {
   markdown: boolean;
   /** Keep the search cache on (default: off, so every query is a miss). */
   cache: boolean;
+  /** `postgres`: the PostgreSQL bench (bench/postgres_bench.ts) instead of this one. */
+  backend: "sqlite" | "postgres";
 }
 
 function parseOptions(argv: string[]): Options {
@@ -76,8 +82,12 @@ function parseOptions(argv: string[]): Options {
       keep: { type: "boolean", default: false },
       markdown: { type: "boolean", default: false },
       cache: { type: "boolean", default: false },
+      backend: { type: "string", default: "sqlite" },
     },
   });
+  if (values.backend !== "sqlite" && values.backend !== "postgres") {
+    throw new Error("--backend wants sqlite or postgres");
+  }
   const int = (s: string, name: string) => {
     const n = Number(s);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} wants a positive integer`);
@@ -97,6 +107,7 @@ function parseOptions(argv: string[]): Options {
     keep: values.keep,
     markdown: values.markdown,
     cache: values.cache,
+    backend: values.backend,
   };
 }
 
@@ -235,6 +246,7 @@ function loadAverage(): string {
 async function main(): Promise<void> {
   const o = parseOptions(Deno.args);
   const revAtStart = await revision();
+  if (o.backend === "postgres") return await postgresMain(o, revAtStart);
   const cpu = /model name\s*:\s*(.*)/.exec(Deno.readTextFileSync("/proc/cpuinfo"))?.[1] ?? "?";
   const lines = [
     `date: ${new Date().toISOString()}`,
@@ -289,6 +301,35 @@ async function main(): Promise<void> {
     if (results.length > 0) lines.push("", kindTable(results, true));
   }
   console.log(lines.join("\n"));
+}
+
+/** `--backend postgres`: the PostgreSQL bench, with the same header lines. */
+async function postgresMain(o: Options, rev: string): Promise<void> {
+  const started = performance.now();
+  const head = [
+    `date: ${new Date().toISOString()}`,
+    `machine: ${navigator.hardwareConcurrency} cores, ${Deno.build.target}; deno ${Deno.version.deno}`,
+    `engram: ${rev}`,
+    `load average at start: ${loadAverage()}`,
+  ];
+  const text = await runPostgresBench({
+    sizes: o.sizes,
+    queries: o.queries,
+    remembers: Math.min(o.remembers, 300),
+    seed: o.seed,
+    markdown: o.markdown,
+    log,
+  });
+  head.push(
+    `load average at end: ${loadAverage()}; total ${
+      ((performance.now() - started) / 1000).toFixed(0)
+    } s`,
+    "",
+  );
+  console.log(head.join("\n") + text);
+  // The throwaway cluster's admin connection keeps the event loop alive; exiting runs its
+  // unload handler, which stops the cluster and removes its directory.
+  Deno.exit(0);
 }
 
 if (import.meta.main) await main();

@@ -15,6 +15,8 @@
  *   deno run --allow-all bench/http_load.ts [--docs 10000] [--duration 10] [--warmup 2]
  *     [--sessions 1,10,100] [--queries 300] [--seed N] [--reply tie|sse] [--no-cache] [--keep]
  *     [--markdown]
+ *   --backend postgres: one node, then two nodes on one PostgreSQL database, at each level
+ *     (bench/http_nodes.ts; needs Debian's postgresql package)
  */
 import { parseArgs } from "node:util";
 import { MemoryService } from "../src/core/memory_service.ts";
@@ -31,6 +33,7 @@ import {
   type McpSession,
   openSession,
 } from "./http_driver.ts";
+import { runNodesBench } from "./http_nodes.ts";
 import { bulkRemember, openFloors } from "./inprocess.ts";
 import { cpuMs, createToken, spawnServe } from "./serve_process.ts";
 import { markdownTable, ms, summarize, type Summary, table } from "./stats.ts";
@@ -59,6 +62,8 @@ interface Options {
   reply: "tie" | "sse";
   /** Runs the server with `storage.search_cache_mb: 0`: every call searches (the cold path). */
   noCache: boolean;
+  /** `postgres`: one and two nodes on PostgreSQL (bench/http_nodes.ts) instead. */
+  backend: "sqlite" | "postgres";
 }
 
 function parseOptions(argv: string[]): Options {
@@ -75,8 +80,12 @@ function parseOptions(argv: string[]): Options {
       markdown: { type: "boolean", default: false },
       reply: { type: "string", default: "tie" },
       "no-cache": { type: "boolean", default: false },
+      backend: { type: "string", default: "sqlite" },
     },
   });
+  if (values.backend !== "sqlite" && values.backend !== "postgres") {
+    throw new Error("--backend wants sqlite or postgres");
+  }
   const int = (s: string, name: string) => {
     const n = Number(s);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} wants a positive integer`);
@@ -93,6 +102,7 @@ function parseOptions(argv: string[]): Options {
     markdown: values.markdown,
     reply: replyOption(values.reply!),
     noCache: values["no-cache"],
+    backend: values.backend,
   };
 }
 
@@ -288,6 +298,13 @@ async function main(): Promise<void> {
     `deno: ${Deno.version.deno}; engram: ${await revision()}`,
     `load average at start: ${loadAverage()}`,
   ];
+  if (o.backend === "postgres") {
+    const text = await runNodesBench({ ...o, cache: !o.noCache, log });
+    console.log([...header, `load average at end: ${loadAverage()}`, "", text].join("\n"));
+    // The throwaway cluster's admin connection keeps the event loop alive; exiting runs its
+    // unload handler, which stops the cluster.
+    Deno.exit(0);
+  }
   const dir = await Deno.makeTempDir({ prefix: "engram-bench-http-" });
   const file = `${dir}/engram.db`;
   try {

@@ -17,6 +17,8 @@
  *   --embeddings FILE: with vector search, through an OpenAI-compatible embedding server on
  *     loopback serving GloVe sentence vectors from FILE (bench/embedding_server.ts says where to
  *     get it); engram then fuses full text and vectors as it does with any embedding provider.
+ *   --backend postgres: the server stores in a database of a throwaway PostgreSQL cluster
+ *     (tests/storage/postgres/_cluster.ts; needs Debian's postgresql package) instead of SQLite.
  */
 import { parseArgs } from "node:util";
 import type { CallToolResult } from "../src/mcp/sdk.ts";
@@ -32,6 +34,7 @@ import { CUTOFFS, fmt, type Ranked, recallAt } from "./recall_metrics.ts";
 import { markdownTable, ms, summarize, table } from "./stats.ts";
 import { connectSdk, type SdkSession } from "./stdio_client.ts";
 import { type EmbeddingServer, startEmbeddingServer } from "./embedding_server.ts";
+import { startCluster } from "../tests/storage/postgres/_cluster.ts";
 
 /** Calls in flight at once while loading (the server still applies them one by one). */
 const LOAD_CONCURRENCY = 8;
@@ -47,6 +50,7 @@ interface Options {
   keep: boolean;
   bin?: string;
   embeddings?: string;
+  backend: "sqlite" | "postgres";
 }
 
 function parseOptions(argv: string[]): Options {
@@ -63,8 +67,12 @@ function parseOptions(argv: string[]): Options {
       keep: { type: "boolean", default: false },
       bin: { type: "string" },
       embeddings: { type: "string" },
+      backend: { type: "string", default: "sqlite" },
     },
   });
+  if (values.backend !== "sqlite" && values.backend !== "postgres") {
+    throw new Error("--backend wants sqlite or postgres");
+  }
   if (positionals.length !== 1) {
     throw new Error("usage: deno task bench:retrieval FILE [--conversations 0-4] [options]");
   }
@@ -87,12 +95,18 @@ function parseOptions(argv: string[]): Options {
     keep: values.keep,
     bin: values.bin,
     embeddings: values.embeddings,
+    backend: values.backend,
   };
 }
 
-/** The server's config: no result cache (every question searched); the embedder when given. */
-function engramConfig(embedder?: EmbeddingServer): string {
+/**
+ * The server's config: no result cache (every question searched); the PostgreSQL database and the
+ * embedder when given.
+ */
+function engramConfig(embedder?: EmbeddingServer, postgresUrl?: string): string {
   const lines = ["storage:", "  search_cache_mb: 0"];
+  // The throwaway cluster trusts loopback: the URL holds no password.
+  if (postgresUrl) lines.push("  backend: postgres", `  url: ${JSON.stringify(postgresUrl)}`);
   if (embedder) {
     lines.push(
       "providers:",
@@ -236,7 +250,14 @@ async function main(): Promise<void> {
     log(`loading word vectors from ${o.embeddings}`);
     embedder = await startEmbeddingServer(o.embeddings);
   }
-  await Deno.writeTextFile(`${dir}/engram.yaml`, engramConfig(embedder));
+  let postgresUrl: string | undefined;
+  if (o.backend === "postgres") {
+    const cluster = await startCluster();
+    if ("skip" in cluster) throw new Error(cluster.skip);
+    postgresUrl = (await cluster.createEmptyDatabase()).url;
+    log(`PostgreSQL ${cluster.version}: a throwaway cluster on loopback`);
+  }
+  await Deno.writeTextFile(`${dir}/engram.yaml`, engramConfig(embedder, postgresUrl));
   log(
     `${chosen.length} conversation(s) [${chosen.map((c) => c.index).join(",")}], ` +
       `${
@@ -281,6 +302,7 @@ async function main(): Promise<void> {
   const lines = [
     `date: ${new Date().toISOString()}`,
     `file: ${o.file}; conversations ${chosen.map((c) => c.index).join(",")}; top_k ${o.topK}` +
+    `; storage ${o.backend}` +
     (o.embeddings ? `; vectors ${o.embeddings}` : "") +
     (o.group ? `; group ${o.group}` : "") +
     `; total ${((performance.now() - started) / 1000).toFixed(0)} s`,
@@ -298,6 +320,9 @@ async function main(): Promise<void> {
   if (o.json) {
     await Deno.writeTextFile(o.json, JSON.stringify(Object.fromEntries(runs), null, 1));
   }
+  // The throwaway cluster's admin connection keeps the event loop alive; exiting runs its unload
+  // handler, which stops the cluster.
+  if (postgresUrl) Deno.exit(0);
 }
 
 if (import.meta.main) await main();

@@ -58,6 +58,10 @@ export function compileArgs(
     "--quiet",
     ...launchFlags(options.run ?? RUN_CEILING),
     ...(options.target ? ["--target", options.target] : []),
+    // The web console's script, stylesheet and icon (text imports, embedded with the code; named
+    // here too so the binary carries them whatever the module graph says: docs/console.md#assets).
+    "--include",
+    new URL("../src/http/console/assets", import.meta.url).pathname,
     "--output",
     output,
     new URL("../main.ts", import.meta.url).pathname,

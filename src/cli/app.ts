@@ -22,11 +22,12 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   meeting: async () => (await import("./commands/meeting.ts")).meetingCommand,
   consolidate: async () => (await import("./commands/consolidate.ts")).consolidateCommand,
   brains: async () => (await import("./commands/brains/brains.ts")).brainsCommand,
-  tokens: async () => (await import("./commands/tokens.ts")).tokensCommand,
+  tokens: async () => (await import("./commands/tokens/tokens.ts")).tokensCommand,
   export: async () => (await import("./commands/export.ts")).exportCommand,
   import: async () => (await import("./commands/import.ts")).importCommand,
   backup: async () => (await import("./commands/backup.ts")).backupCommand,
   restore: async () => (await import("./commands/restore.ts")).restoreCommand,
+  migrate: async () => (await import("./commands/migrate.ts")).migrateCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
   mcp: async () => (await import("./commands/mcp/mcp.ts")).mcpCommand,
   config: async () => (await import("./commands/config.ts")).configCommand,
@@ -55,16 +56,20 @@ commands:
   consolidate            compile summaries, promote recurring facts, prune old episodes
   brains list|create|rename|delete
                          list, create, rename or permanently delete brains
-  tokens                 create, list or revoke bearer tokens for engram serve (HTTP)
+  tokens                 bearer tokens, pairing codes and OAuth clients for engram serve
   export DIR             write a brain out as markdown files with front matter
   import DIR             read a folder of markdown files (a vault) into a brain
   backup FILE            write a consistent copy of the database, even while engram runs
   restore FILE           replace the database with a backup (engram must not be running)
+  migrate --from SRC --to DST
+                         copy a database between SQLite and PostgreSQL (either way)
   doctor                 check the config, data directory, free space and database integrity
   mcp servers|doctor|import|enable|disable|consent|remove|keys|sign
                          review, sign and launch upstream MCP servers safely
   mcp discover|call|read-resource
                          connect to an upstream server and use it
+  mcp auth login|status|logout
+                         log in to remote upstream servers that require OAuth
   mcp approvals|exposure approve upstream tools; see what agents are offered and why
   mcp compile-resource|score|report|marketplace
                          compile resources into memory; score upstreams; the audit report

@@ -55,11 +55,13 @@ export async function applyModePermissions(
   // libraries read variables at call time (yaml reads LOG_TOKENS per parse, node-html-markdown
   // LOG_PERF per conversion), so revoking it breaks them midway.
   const httpModels = config.providers.some((p) => p.type === "openai" || p.type === "anthropic");
+  // A PostgreSQL pool opens connections as it needs them, for as long as the process runs.
+  const postgres = config.storage.backend === "postgres";
   if (mode === "cli" || mode === "ingest") {
     await revoke({ name: "run" }, "run");
     // `engram ingest` fetches URLs; the other one-shot commands only reach configured model
     // providers (answers, embeddings).
-    if (mode === "cli" && !httpModels) await revoke({ name: "net" }, "net");
+    if (mode === "cli" && !httpModels && !postgres) await revoke({ name: "net" }, "net");
     return revoked;
   }
   const keep = new Set(configuredRunAllowlist(config, servers));
@@ -68,16 +70,18 @@ export async function applyModePermissions(
   }
   if (mode === "mcp-static") {
     // Judging servers reads config and database; nothing is fetched or written.
-    await revoke({ name: "net" }, "net");
+    if (!postgres) await revoke({ name: "net" }, "net");
     return revoked;
   }
   if (mode === "mcp-live") return revoked;
   // A write-tier session may ingest URLs; read tier never fetches anything.
-  const needsNet = mode === "serve" || config.stdioTier !== "read" || httpModels ||
+  const needsNet = mode === "serve" || config.stdioTier !== "read" || httpModels || postgres ||
     servers.some((s) => s.transport === "http" || s.transport === "sse");
   if (!needsNet) await revoke({ name: "net" }, "net");
   if (
-    mode === "stdio" && config.mcp.allowed_file_roots.length === 0 && servers.length === 0
+    mode === "stdio" && config.mcp.allowed_file_roots.length === 0 && servers.length === 0 &&
+    // A pool reaching PostgreSQL through a Unix socket needs read and write on it.
+    !postgres
   ) {
     // Nothing to write besides the already-open database.
     await revoke({ name: "write" }, "write");

@@ -8,23 +8,19 @@ import type { McpServerConfig } from "../config/mcp_servers.ts";
 import { applyModePermissions, type Mode } from "./permissions.ts";
 import { stderrLogger } from "./logger.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
-import { EXTRACT_JOB, type ExtractJobPayload, runExtraction } from "../core/sessions/extraction.ts";
+import type { EXTRACT_JOB, ExtractJobPayload } from "../core/sessions/extraction.ts";
 import { ProviderSet } from "../providers/stack.ts";
 import type { ServerDeps } from "../mcp/server/factory.ts";
 import { selectTools } from "../mcp/server/tool_selection.ts";
 import { VERSION } from "../version.ts";
 import type { ConsolidateSettings } from "../core/sessions/consolidate.ts";
 import type { IngestContext } from "../ingest/context.ts";
-import {
-  INGEST_FILE_JOB,
-  type IngestFileJobPayload,
-  runIngestFileJob,
-} from "../ingest/ingest_file.ts";
+import type { INGEST_FILE_JOB, IngestFileJobPayload } from "../ingest/ingest_file.ts";
 import { JobRunner } from "../core/job_runner.ts";
 import { ensureDefaultBrain } from "../core/brains.ts";
 import { TokenService } from "../core/bearer_tokens.ts";
-import { EngramError } from "../core/errors.ts";
 import { MemoryService } from "../core/memory_service.ts";
+import type { AuthorizationPorts } from "../core/oauth/authorization_server.ts";
 import type { ApprovalStore } from "../core/ports/approval_store.ts";
 import type { AuditReader, AuditSink } from "../core/ports/audit_log.ts";
 import type { JobQueue } from "../core/ports/job_queue.ts";
@@ -32,9 +28,10 @@ import type { LockStore } from "../core/ports/lock_store.ts";
 import type { SessionStore } from "../core/ports/session_store.ts";
 import type { StorageHealth } from "../core/ports/storage.ts";
 import type { TraceReader, TraceSink } from "../core/ports/trace_log.ts";
+import type { UpstreamCredentialStore } from "../core/ports/upstream_credentials.ts";
 import type { UpstreamStore } from "../core/ports/upstream_store.ts";
 import type { CallerContext } from "../core/types.ts";
-import { openSqliteStorage } from "../storage/sqlite/sqlite_storage.ts";
+import { openStorage } from "./open_storage.ts";
 
 /** The open storage's ports, the services on them, and the configured language-model providers. */
 export interface Runtime {
@@ -46,13 +43,18 @@ export interface Runtime {
   /** Upstream calls, beside the audit log. */
   traces: TraceSink & TraceReader;
   tokens: TokenService;
+  /** What engram serve's OAuth authorization server and `engram tokens pair|clients` work on. */
+  authorization: AuthorizationPorts;
   /** The operator's state about upstream MCP servers. */
   upstreams: UpstreamStore;
+  /** What engram keeps to reach upstream servers that require OAuth (sealed tokens). */
+  upstreamCredentials: UpstreamCredentialStore;
   /** Approvals of upstream capabilities, and what was last seen live. */
   approvals: ApprovalStore;
   health: StorageHealth;
   providers: ProviderSet;
-  close(): void;
+  /** Closes the storage; resolves once what it had pending (audit rows) is written. */
+  close(): Promise<void>;
 }
 
 /** The caller for direct CLI commands: the local operator, all brains. */
@@ -63,28 +65,13 @@ export const CLI_CALLER: CallerContext = {
   brains: "*",
 };
 
-/** Creates the data directory, opens and migrates the database, and creates `default` on first run. */
+/** Opens and migrates the configured storage (creating the data directory for SQLite), and creates `default` on first run. */
 export async function openRuntime(
   config: ResolvedConfig,
   options: { logger?: Logger } = {},
 ): Promise<Runtime> {
   const logger = options.logger ?? silentLogger;
-  try {
-    Deno.mkdirSync(config.dataDir, { recursive: true });
-  } catch (err) {
-    throw new EngramError(
-      "internal",
-      `cannot create data directory ${config.dataDir}: ${
-        (err as Error).message
-      }; pass --data DIR or set ENGRAM_DATA_DIR`,
-      { cause: err },
-    );
-  }
-  const storage = openSqliteStorage(config.dbFile, {
-    synchronous: config.synchronous,
-    searchCacheMb: config.searchCacheMb,
-    logger,
-  });
+  const storage = await openStorage(config, { logger });
   try {
     await ensureDefaultBrain(storage.brains);
     const providers = new ProviderSet(config.providers, { logger });
@@ -103,14 +90,21 @@ export async function openRuntime(
       audit: storage.audit,
       traces: storage.traces,
       tokens: new TokenService(storage),
+      authorization: {
+        oauth: storage.oauth,
+        tokens: storage.tokens,
+        brains: storage.brains,
+        units: storage.units,
+      },
       upstreams: storage.upstreams,
+      upstreamCredentials: storage.upstreamCredentials,
       approvals: storage.approvals,
       health: storage.health,
       providers,
-      close: () => storage.close(),
+      close: async () => await storage.close(),
     };
   } catch (err) {
-    storage.close();
+    await storage.close();
     throw err;
   }
 }
@@ -122,6 +116,13 @@ const JOB_CALLER: CallerContext = {
   tier: "admin",
   brains: "*",
 };
+
+/**
+ * The job kinds, typed as their modules' constants (a different value fails `deno task check`):
+ * the modules themselves load with the first job of their kind, not with every server.
+ */
+const INGEST_FILE: typeof INGEST_FILE_JOB = "ingest_file";
+const EXTRACT: typeof EXTRACT_JOB = "extract";
 
 /** The background job runner with every job kind engram knows. */
 export function createJobRunner(
@@ -135,23 +136,29 @@ export function createJobRunner(
     // Another process's killed job is taken over within a lease plus this (docs/operations.md).
     pollMs: options.config.changePollMs,
     handlers: {
-      [INGEST_FILE_JOB]: async (job) => ({
-        ...(await runIngestFileJob(runtime.service, JOB_CALLER, {
-          brain_id: job.brain_id,
-          payload: job.payload as unknown as IngestFileJobPayload,
-        })),
-      }),
-      [EXTRACT_JOB]: async (job) => ({
-        ...(await runExtraction(
-          {
-            service: runtime.service,
-            sessions: runtime.sessions,
-            model: runtime.providers.background(),
-          },
-          JOB_CALLER,
-          { brain_id: job.brain_id, payload: job.payload as unknown as ExtractJobPayload },
-        )),
-      }),
+      [INGEST_FILE]: async (job) => {
+        const { runIngestFileJob } = await import("../ingest/ingest_file.ts");
+        return {
+          ...(await runIngestFileJob(runtime.service, JOB_CALLER, {
+            brain_id: job.brain_id,
+            payload: job.payload as unknown as IngestFileJobPayload,
+          })),
+        };
+      },
+      [EXTRACT]: async (job) => {
+        const { runExtraction } = await import("../core/sessions/extraction.ts");
+        return {
+          ...(await runExtraction(
+            {
+              service: runtime.service,
+              sessions: runtime.sessions,
+              model: runtime.providers.background(),
+            },
+            JOB_CALLER,
+            { brain_id: job.brain_id, payload: job.payload as unknown as ExtractJobPayload },
+          )),
+        };
+      },
     },
   });
 }
@@ -224,7 +231,7 @@ export async function withRuntime<T, L = undefined>(
     await applyModePermissions(options.mode ?? "cli", config, { servers: loaded?.servers });
     return await fn(runtime, config, loaded?.value as L);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 

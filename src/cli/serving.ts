@@ -66,11 +66,11 @@ export async function startServing(
         // them to the next.
         await jobs.drain();
         await upstream?.close();
-        runtime.close();
+        await runtime.close();
       },
     };
   } catch (err) {
-    runtime.close();
+    await runtime.close();
     throw err;
   }
 }

@@ -7,7 +7,9 @@
  * construction of that manager, `openUpstreamConnections`, is here; serving processes load this
  * module on their first upstream call to use it too.
  */
+import type { EnvSnapshot } from "../config/env.ts";
 import type { ConfigFlags, ResolvedConfig } from "../config/load.ts";
+import { secretKeySource } from "../config/secret_key.ts";
 import type { McpServerConfig } from "../config/mcp_servers.ts";
 import type { CallerContext } from "../core/types.ts";
 import type { ApprovalBook } from "../mcp/client/approvals/approval_book.ts";
@@ -16,6 +18,7 @@ import { terminalElicitation } from "../mcp/client/nested/elicitation_prompt.ts"
 import { gatherLaunchFacts } from "../mcp/client/launch/launch_facts.ts";
 import type { LaunchFacts } from "../mcp/client/launch/launch_rules.ts";
 import { sampleWithStack } from "../mcp/client/nested/model_sampling.ts";
+import { UpstreamOAuth } from "../mcp/client/oauth/upstream_oauth.ts";
 import { type CatalogEntry, loadCatalog } from "../mcp/client/upstream_catalog.ts";
 import {
   UpstreamConnections,
@@ -119,6 +122,7 @@ export function connectUpstreams(
 export function openUpstreamConnections(
   catalog: readonly CatalogEntry[],
   o: Parameters<typeof connectionOptions>[1] & {
+    runtime: Pick<Runtime, "upstreamCredentials">;
     facts: LaunchFacts;
     onEvent?: UpstreamConnectionsOptions["onEvent"];
   },
@@ -126,7 +130,24 @@ export function openUpstreamConnections(
   const { servers, options } = connectionOptions(catalog, o);
   return new UpstreamConnections(servers, o.facts, {
     ...options,
+    oauth: upstreamOAuth(o.runtime, o.config, o.facts.env),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+  });
+}
+
+/**
+ * engram's OAuth client of remote upstreams (docs/upstream.md#oauth-upstreams): tokens in the
+ * database, sealed under ENGRAM_SECRET_KEY or the data directory's key file.
+ */
+export function upstreamOAuth(
+  runtime: Pick<Runtime, "upstreamCredentials">,
+  config: Pick<ResolvedConfig, "dataDir">,
+  env: EnvSnapshot,
+): UpstreamOAuth {
+  return new UpstreamOAuth({
+    store: runtime.upstreamCredentials,
+    keys: secretKeySource(env, config.dataDir),
+    env,
   });
 }
 

@@ -13,6 +13,7 @@ import {
 import { dataDirectory, expandHome, joinPath } from "./paths.ts";
 import { ConfigSchema, type FileConfig, LOG_LEVELS } from "./schema.ts";
 import { parseYamlSource, type YamlSource } from "./yaml_source.ts";
+import { isStorageUrl, resolveStorageBackend, type StorageBackend } from "./storage_backend.ts";
 
 /** Flags that override config (flags > env > file > defaults). */
 export interface ConfigFlags {
@@ -34,6 +35,8 @@ export interface ResolvedConfig {
   defaultBrain?: string;
   logLevel: (typeof LOG_LEVELS)[number];
   synchronous: "NORMAL" | "FULL";
+  /** `storage.backend` and, for PostgreSQL, its URL (expanded) and pool settings. */
+  storage: StorageBackend;
   /** `storage.search_cache_mb`: memory for searches kept until the index changes. */
   searchCacheMb: number;
   /** `storage.change_poll_ms`: how often subscriptions look for other processes' changes. */
@@ -98,6 +101,7 @@ export function loadConfig(
       parsed.default_brain,
     logLevel: logLevel as ResolvedConfig["logLevel"],
     synchronous: parsed.storage.synchronous === "full" ? "FULL" : "NORMAL",
+    storage: resolveStorageBackend(parsed.storage, env),
     searchCacheMb: parsed.storage.search_cache_mb,
     changePollMs: parsed.storage.change_poll_ms,
     stdioTier: tier as Tier,
@@ -170,6 +174,8 @@ function interpolate(
   if (typeof value === "string") {
     // Upstream servers' env and headers are expanded when that server starts (mcp_servers.ts).
     if (isDeferredReference(path)) return value;
+    // storage.url is expanded only when PostgreSQL is the backend (storage_backend.ts).
+    if (isStorageUrl(path)) return value;
     const expanded = expandReferences(value, env);
     const name = expanded.missing[0];
     if (name !== undefined) {

@@ -196,12 +196,51 @@ export const StdioServerSchema = z.strictObject({
   ...governance,
 });
 
+/** A `${VAR}` reference and nothing else: how a secret is written in the config file. */
+const SECRET_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/** One OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\`). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
+ * How engram logs in to a server that requires OAuth (docs/upstream.md#oauth-upstreams): a
+ * pre-registered client (`client_id`, with `client_secret` as a `${VAR}` reference, resolved when
+ * the server is used like `headers`), else a client-ID metadata document the operator hosts, else
+ * dynamic registration; the scopes asked for besides the server's own; a fixed callback port.
+ */
+const OAuthSettingsSchema = z.strictObject({
+  client_id: z.string().min(1, { error: "must not be empty" }).optional(),
+  client_secret: z.string().regex(SECRET_REFERENCE, {
+    error:
+      'must be a ${VAR} reference (client_secret: "${MY_CLIENT_SECRET}"); secrets are never written in the config file',
+  }).optional(),
+  client_id_metadata_document_url: z.url({
+    protocol: /^https$/,
+    error: "must be an https:// URL with a path: where your client-ID metadata document is served",
+  }).refine((u) => new URL(u).pathname !== "/", {
+    error: "must be an https:// URL with a path: where your client-ID metadata document is served",
+  }).optional(),
+  scopes: z.array(
+    z.string().regex(SCOPE_TOKEN, {
+      error: "must be one OAuth scope: printable characters without spaces or quotes",
+    }),
+  ).optional(),
+  redirect_port: wholeNumber(1, 65535).optional(),
+}).refine((o) => o.client_secret === undefined || o.client_id !== undefined, {
+  error: "client_secret needs client_id: a secret belongs to a pre-registered client",
+  path: ["client_secret"],
+});
+
+/** A server's OAuth settings. */
+export type OAuthSettings = z.infer<typeof OAuthSettingsSchema>;
+
 /** An HTTP (Streamable HTTP) or legacy SSE server. */
 export const HttpServerSchema = z.strictObject({
   name: serverName,
   transport: z.enum(["http", "sse"]),
   url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
   headers: headerMap.default({}),
+  oauth: OAuthSettingsSchema.optional(),
   sampling: SamplingPolicySchema.optional(),
   ...governance,
 });
@@ -288,13 +327,14 @@ export function mcpKeySources(source: YamlSource): McpKeySources {
 }
 
 /**
- * `env` and `headers` values of a server keep their `${VAR}` references at load time: a secret
- * that is not set blocks that one server when it starts (naming the variable), instead of
- * stopping engram, and the config never holds the secret's value.
+ * `env`, `headers` and `oauth.client_secret` values of a server keep their `${VAR}` references at
+ * load time: a secret that is not set blocks that one server when it starts (naming the variable),
+ * instead of stopping engram, and the config never holds the secret's value.
  */
 export function isDeferredReference(path: readonly (string | number)[]): boolean {
   return path.length === 5 && path[0] === "mcp" && path[1] === "mcp_servers" &&
-    (path[3] === "env" || path[3] === "headers");
+    (path[3] === "env" || path[3] === "headers" ||
+      (path[3] === "oauth" && path[4] === "client_secret"));
 }
 
 const REFERENCE = /\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

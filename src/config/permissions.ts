@@ -56,10 +56,12 @@ export function ceilingFlags(run: readonly string[] = RUN_CEILING): string[] {
 }
 
 /**
- * V8 settings engram runs with: a 1 MiB young-generation semi-space keeps an idle `engram stdio`
- * under 80 MB resident (about 74 MiB instead of 81) at no measurable cost to throughput.
+ * V8 settings engram runs with: a 1 MiB young-generation semi-space keeps the heap small at no
+ * measurable cost to throughput, and `gc` lets `engram stdio` drop its start-up garbage once the
+ * client is quiet (src/mcp/server/idle_compaction.ts); together they keep an idle `engram stdio`
+ * under 80 MB resident.
  */
-export const V8_FLAGS = "--v8-flags=--max-semi-space-size=1";
+export const V8_FLAGS = "--v8-flags=--max-semi-space-size=1,--expose-gc";
 
 /** Flags for running or compiling engram: V8 settings, then the permission ceiling. */
 export function launchFlags(run: readonly string[] = RUN_CEILING): string[] {

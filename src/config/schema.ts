@@ -3,7 +3,9 @@ import { z } from "zod";
 import { HOST_PATTERN_FORMS, parseHostPattern } from "../core/host_pattern.ts";
 import { TOOL_NAME_OR_GLOB } from "../core/tool_names.ts";
 import { McpSectionSchema } from "./mcp_servers.ts";
+import { oauthPublicUrlProblem, ServerOAuthSchema, TrustedProxiesSchema } from "./server_oauth.ts";
 import { decimalNumber, wholeNumber } from "./number_setting.ts";
+import { STORAGE_BACKEND_DEFAULTS, StorageBackendFields } from "./storage_backend.ts";
 
 /** Log levels, lowest first (RFC 5424 names, as MCP logging uses). */
 export const LOG_LEVELS = [
@@ -58,12 +60,18 @@ export const ConfigSchema = z.strictObject({
   default_brain: z.string().min(1).optional().describe("Brain used when a call names none"),
   log_level: z.enum(LOG_LEVELS).default("info"),
   storage: z.strictObject({
+    ...StorageBackendFields,
     synchronous: z.enum(["normal", "full"]).default("normal"),
     search_cache_mb: decimalNumber(0, 4096).default(16)
       .describe("Memory for searches kept until the index changes; 0 turns the cache off"),
     change_poll_ms: wholeNumber(50, 3_600_000).default(1000)
       .describe("How often resource subscriptions look for other processes' changes"),
-  }).default({ synchronous: "normal", search_cache_mb: 16, change_poll_ms: 1000 }),
+  }).default({
+    ...STORAGE_BACKEND_DEFAULTS,
+    synchronous: "normal",
+    search_cache_mb: 16,
+    change_poll_ms: 1000,
+  }),
   stdio: z.strictObject({
     tier: z.enum(["read", "write", "admin"]).default("read"),
   }).default({ tier: "read" }),
@@ -90,6 +98,11 @@ export const ConfigSchema = z.strictObject({
     sse_keepalive_ms: wholeNumber(1000).default(15_000),
     sse_retry_ms: wholeNumber(0).default(3_000),
     shutdown_grace_ms: wholeNumber(0).default(10_000),
+    oauth: ServerOAuthSchema,
+    trusted_proxies: TrustedProxiesSchema,
+  }).superRefine((server, ctx) => {
+    const problem = server.oauth.enabled ? oauthPublicUrlProblem(server.public_url) : null;
+    if (problem) ctx.addIssue({ code: "custom", path: ["oauth", "enabled"], message: problem });
   }).prefault({}),
   mcp: McpSectionSchema,
   ingest: z.strictObject({

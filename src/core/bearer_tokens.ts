@@ -9,7 +9,7 @@ import { EngramError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";
 import type { BrainStore } from "./ports/brain_store.ts";
-import type { StoredToken, TokenRecord, TokenStore } from "./ports/token_store.ts";
+import type { ListedToken, StoredToken, TokenRecord, TokenStore } from "./ports/token_store.ts";
 import { TOOL_NAME_OR_GLOB } from "./tool_names.ts";
 import type { Tier } from "./types.ts";
 import { parseInput } from "./validate.ts";
@@ -34,6 +34,11 @@ export interface TokenGrant {
   brains: string[] | "*";
   /** Tool names and globs its sessions are limited to; absent: every tool of its tier. */
   tools?: string[];
+  /**
+   * Created with `--operator`: with tier admin, the console offers it approving and revoking
+   * upstream capabilities (docs/console.md#upstream-servers); absent or false: never.
+   */
+  operator?: boolean;
 }
 
 /** Presented tokens whose hash is remembered; a flood of made-up ones only clears the memo. */
@@ -48,12 +53,22 @@ export const CreateTokenInput = z.object({
   tier: z.enum(["read", "write", "admin"]),
   brains: z.array(z.string().min(1).max(128)).min(1).max(256).optional(),
   tools: z.array(z.string().regex(TOOL_NAME_OR_GLOB)).min(1).max(256).optional(),
+  operator: z.boolean().optional(),
 }).strict();
 
 /** Parsed create input. */
 export type CreateTokenArgs = z.infer<typeof CreateTokenInput>;
 
-export type { TokenRecord } from "./ports/token_store.ts";
+export type { ListedToken, TokenRecord } from "./ports/token_store.ts";
+
+/** Options of `verify`. */
+export interface VerifyOptions {
+  /**
+   * This server's resource (its `/mcp` URL). A token bound to an audience (an OAuth access token)
+   * is accepted only when it is this; without it, only tokens bound to none are.
+   */
+  audience?: string;
+}
 
 /** The ports the token service works on: token rows, and brains to resolve scopes. */
 export interface TokenPorts {
@@ -77,10 +92,14 @@ export class TokenService {
 
   /** Creates a token; the returned `token` is the only time the secret exists outside its holder. */
   async create(
-    input: { client: string; tier: Tier; brains?: string[]; tools?: string[] },
+    input: { client: string; tier: Tier; brains?: string[]; tools?: string[]; operator?: boolean },
   ): Promise<{ token: string; record: TokenRecord }> {
     const args = parseInput(CreateTokenInput, input, "tokens create");
-    const brains = args.brains === undefined ? "*" : await this.#brainIds(args.brains);
+    const operator = operatorProblem(args);
+    if (operator) throw new EngramError("invalid_argument", operator);
+    const brains = args.brains === undefined
+      ? "*"
+      : await resolveBrainIds(this.#brains, args.brains);
     const token = mintToken();
     const record: TokenRecord = {
       id: newId("tok"),
@@ -88,17 +107,21 @@ export class TokenService {
       tier: args.tier,
       brains,
       tools: args.tools ?? null,
-      prefix: token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + TOKEN_DISPLAY_CHARS),
+      prefix: displayPrefix(token),
       created_at: this.#now().toISOString(),
       last_used_at: null,
       revoked_at: null,
+      expires_at: null,
+      audience: null,
+      oauth_client_id: null,
+      ...(args.operator ? { operator: true } : {}),
     };
     await this.#store.insertToken({ ...record, token_hash: sha256Hex(token) });
     return { token, record };
   }
 
-  /** Every token, revoked ones included, oldest first. */
-  list(): Promise<TokenRecord[]> {
+  /** Every token, revoked and expired ones included, oldest first. */
+  list(): Promise<ListedToken[]> {
     return this.#store.listTokens();
   }
 
@@ -120,14 +143,19 @@ export class TokenService {
     return out.token;
   }
 
-  /** The grant of a live token, or null for a malformed, unknown or revoked one. */
-  async verify(token: string): Promise<TokenGrant | null> {
+  /**
+   * The grant of a live token, or null for a malformed, unknown, revoked or expired one, or one
+   * bound to another audience than `options.audience` (docs/http.md#authentication).
+   */
+  async verify(token: string, options: VerifyOptions = {}): Promise<TokenGrant | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
     const hash = this.#hashOf(token);
     const row = await this.#store.findTokenByHash(hash);
     // The index lookup already matched; comparing again in constant time keeps the decision itself
     // free of data-dependent timing, whatever the database's comparison does.
     if (!row || !sameHash(row.token_hash, hash) || row.revoked_at !== null) return null;
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= this.#now().getTime()) return null;
+    if (row.audience !== null && row.audience !== options.audience) return null;
     await this.#touch(row);
     return {
       tokenId: row.id,
@@ -135,6 +163,10 @@ export class TokenService {
       tier: row.tier,
       brains: row.brains,
       ...(row.tools ? { tools: row.tools } : {}),
+      // Only an admin token from `engram tokens create` carries it, whatever a row says.
+      ...(row.operator === true && row.tier === "admin" && row.oauth_client_id === null
+        ? { operator: true }
+        : {}),
     };
   }
 
@@ -160,21 +192,39 @@ export class TokenService {
       if (!(err instanceof EngramError && err.code === "busy")) throw err;
     }
   }
+}
 
-  async #brainIds(refs: string[]): Promise<string[]> {
-    const ids: string[] = [];
-    for (const ref of refs) {
-      const brain = await this.#brains.findBrain(ref);
-      if (!brain) {
-        throw new EngramError(
-          "not_found",
-          `brain "${ref}" not found; list brains with: engram brains list`,
-        );
-      }
-      if (!ids.includes(brain.id)) ids.push(brain.id);
+/**
+ * Why the operator flag cannot go on this token, or null: it is for admin tokens only, since
+ * approving upstream tools is beyond every lower tier (docs/console.md#upstream-servers).
+ */
+export function operatorProblem(args: { tier: Tier; operator?: boolean }): string | null {
+  if (!args.operator || args.tier === "admin") return null;
+  return `--operator needs --tier admin (this token would be tier ${args.tier}): an operator approves upstream tools, which only the admin tier reaches; add --tier admin or leave out --operator`;
+}
+
+/** Brain ids of the brains `refs` names (slugs or ids), each once; `not_found` names a missing one. */
+export async function resolveBrainIds(
+  brains: Pick<BrainStore, "findBrain">,
+  refs: string[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const ref of refs) {
+    const brain = await brains.findBrain(ref);
+    if (!brain) {
+      throw new EngramError(
+        "not_found",
+        `brain "${ref}" not found; list brains with: engram brains list`,
+      );
     }
-    return ids;
+    if (!ids.includes(brain.id)) ids.push(brain.id);
   }
+  return ids;
+}
+
+/** The characters of a token kept in clear (after `egt_`), to tell tokens apart in listings. */
+export function displayPrefix(token: string): string {
+  return token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + TOKEN_DISPLAY_CHARS);
 }
 
 /** A new token: `egt_` and 32 random bytes from Web Crypto, base64url without padding. */

@@ -1,6 +1,8 @@
 /**
  * @module Document changes as events: every write and forget of this process, plus — while someone
- * watches a brain — changes other processes sharing the database made, found by polling the timeline.
+ * watches a brain — changes other processes sharing the database made, found by reading the
+ * timeline: every `pollMs`, and at once when the store announces another process's commit
+ * (`DocumentStore.watchChanges`, PostgreSQL's LISTEN/NOTIFY).
  */
 import type { Logger } from "./logger.ts";
 import { silentLogger } from "./logger.ts";
@@ -39,7 +41,7 @@ export interface ChangeFeedOptions {
 
 /** Per-process document change events, fed by the memory service and by a timeline poll. */
 export class ChangeFeed {
-  readonly #store: Pick<DocumentStore, "timeline">;
+  readonly #store: Pick<DocumentStore, "timeline" | "watchChanges">;
   readonly #pollMs: number;
   readonly #logger: Logger;
   readonly #listeners = new Set<ChangeListener>();
@@ -49,8 +51,15 @@ export class ChangeFeed {
   readonly #watched = new Map<string, { count: number; since: number; primed: boolean }>();
   #timer?: ReturnType<typeof setInterval>;
   #polling = false;
+  /** Set when a poll was asked for while one ran: it runs once more. */
+  #again = false;
+  /** Stops hearing the store's announcements, while any brain is watched. */
+  #unwatchStore?: () => void;
 
-  constructor(store: Pick<DocumentStore, "timeline">, options: ChangeFeedOptions = {}) {
+  constructor(
+    store: Pick<DocumentStore, "timeline" | "watchChanges">,
+    options: ChangeFeedOptions = {},
+  ) {
     this.#store = store;
     this.#pollMs = options.pollMs ?? DEFAULT_CHANGE_POLL_MS;
     this.#logger = options.logger ?? silentLogger;
@@ -95,6 +104,8 @@ export class ChangeFeed {
       // Watching must never keep a finished process alive.
       Deno.unrefTimer(timer);
       this.#timer = timer;
+      // Another process's commit, announced: read the timeline now rather than at the next tick.
+      this.#unwatchStore = this.#store.watchChanges?.(() => void this.#poll());
     }
     let released = false;
     return () => {
@@ -112,6 +123,8 @@ export class ChangeFeed {
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#unwatchStore?.();
+    this.#unwatchStore = undefined;
   }
 
   /** Whether the change is new; remembers it. */
@@ -149,17 +162,24 @@ export class ChangeFeed {
   }
 
   async #poll(): Promise<void> {
-    // A slow database must not stack polls on top of each other.
-    if (this.#polling) return;
+    // A slow database must not stack polls on top of each other; a poll asked for meanwhile (an
+    // announced commit the running one may have read too early) runs once more after it.
+    if (this.#polling) {
+      this.#again = true;
+      return;
+    }
     this.#polling = true;
     try {
-      for (const [brainId, w] of [...this.#watched]) {
-        if (!w.primed) continue;
-        const started = Date.now();
-        const changes = await this.#read(brainId, w.since);
-        w.since = started;
-        for (const c of changes) this.emit(c);
-      }
+      do {
+        this.#again = false;
+        for (const [brainId, w] of [...this.#watched]) {
+          if (!w.primed) continue;
+          const started = Date.now();
+          const changes = await this.#read(brainId, w.since);
+          w.since = started;
+          for (const c of changes) this.emit(c);
+        }
+      } while (this.#again);
     } catch (err) {
       this.#logger.warn("change poll failed", { error: String(err) });
     } finally {

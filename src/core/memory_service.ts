@@ -488,6 +488,15 @@ export class MemoryService {
   }
 
   /**
+   * A forgotten document with its last version's content (what restoring it writes again), or
+   * null when there is none or it is live.
+   */
+  async readForgotten(brain: Brain, ref: DocumentRef): Promise<DocumentWithContent | null> {
+    const doc = await this.#ports.documents.readDocument(brain.id, ref);
+    return doc && doc.deleted_at !== null ? doc : null;
+  }
+
+  /**
    * The document holding `path`, live or forgotten (a forgotten one still owns its path: writing
    * there brings it back), or null.
    */

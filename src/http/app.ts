@@ -2,7 +2,7 @@
 import { concealInternal } from "../core/internal_errors.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
 import { selectTools } from "../mcp/server/tool_selection.ts";
-import { createMcpServer, type ServerDeps } from "../mcp/server/factory.ts";
+import { createSessionServer, type ServerDeps } from "../mcp/server/factory.ts";
 import {
   authenticate,
   RESOURCE_METADATA_PATH,
@@ -18,6 +18,10 @@ import { RateLimiter } from "./rate_limit.ts";
 import { jsonError, statusFor } from "./responses.ts";
 import { type HttpSession, SessionRegistry } from "./sessions.ts";
 import { handleMcp } from "./streamable_http.ts";
+import { consoleOrigin, createConsole, isConsolePath } from "./console/console_app.ts";
+import type { ConsoleParts } from "./console/console_deps.ts";
+import type { AuthorizationServer } from "../core/oauth/authorization_types.ts";
+import { createOAuthEndpoints } from "./oauth/oauth_endpoints.ts";
 
 /** What the HTTP app is built from. */
 export interface HttpAppOptions {
@@ -40,6 +44,13 @@ export interface HttpAppOptions {
   onSessionClosed?: (session: HttpSession) => void;
   /** Clock for idle expiry and rate limiting (tests move it). */
   now?: () => number;
+  /** The web console's optional parts: tokens, uploads, upstream servers (docs/console.md). */
+  console?: ConsoleParts;
+  /**
+   * engram's own authorization server, with `server.oauth.enabled` (the config guarantees a
+   * `server.public_url`, its issuer): its endpoints are routed only then (docs/connectors.md).
+   */
+  oauth?: { server: AuthorizationServer; describeScope?: (scope: string | null) => string };
 }
 
 /** A request handler for Deno.serve that can also close every session it holds. */
@@ -63,8 +74,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     onClosed: options.onSessionClosed,
   });
   const limiter = new RateLimiter(options.settings.requests_per_minute, { now: options.now });
+  const oauth = options.oauth
+    ? createOAuthEndpoints({
+      ...options.oauth,
+      publicUrl: options.settings.public_url,
+      trustedProxies: options.settings.trusted_proxies,
+      now: options.now,
+    })
+    : null;
   const policy = originHostPolicy(options.settings.host, {
-    allowedOrigins: options.settings.allowed_origins,
+    // The consent page posts from engram's own public origin.
+    allowedOrigins: oauth
+      ? [...options.settings.allowed_origins, oauth.origin]
+      : options.settings.allowed_origins,
     allowedHosts: options.settings.allowed_hosts,
   });
   const ctx: HttpContext = {
@@ -72,7 +94,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     sessions,
     logger,
     newServer: (caller, o) =>
-      createMcpServer({
+      createSessionServer({
         ...options.mcp,
         caller,
         onClose: o.onClose,
@@ -81,6 +103,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }),
     onSession: options.onSession,
   };
+
+  const webConsole = createConsole({
+    settings: options.settings,
+    mcp: options.mcp,
+    verifyToken: options.verifyToken,
+    anonymous: options.anonymous ?? false,
+    parts: options.console ?? {},
+    take: (clientId) => limiter.take(clientId),
+    logger,
+    now: options.now,
+  });
 
   const guarded = async (
     req: Request,
@@ -105,13 +138,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return await handler(req, { ctx, grant: auth });
   };
 
-  const route = async (req: Request): Promise<Response> => {
+  const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     const path = new URL(req.url).pathname;
     // Supervisors probe by address; these two say nothing, so they skip the Host check.
     if (path === "/healthz") return healthz();
     if (path === "/readyz") return readyz(options.ready);
-    const refused = checkOriginHost(req, policy);
+    const answered = await oauth?.handle(req, { info, policy });
+    if (answered) return answered;
+    const own = isConsolePath(path) ? consoleOrigin(req, options.settings) : undefined;
+    const refused = checkOriginHost(req, policy, { ownOrigin: own });
     if (refused) return refused;
+    if (own !== undefined) return await webConsole.handle(req, info);
     if (path === RESOURCE_METADATA_PATH || path === `${RESOURCE_METADATA_PATH}/mcp`) {
       return resourceMetadata(baseUrl(req, options.settings));
     }
@@ -121,9 +158,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return jsonError(404, "Not Found");
   };
 
-  const app = async (req: Request): Promise<Response> => {
+  const app = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     try {
-      return await route(req);
+      return await route(req, info);
     } catch (err) {
       const e = concealInternal(err, {
         logger,
@@ -137,7 +174,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
   return Object.assign(app, {
     sessions,
-    endIdleStreams: () => sessions.endIdleStreams(),
+    endIdleStreams: () => {
+      sessions.endIdleStreams();
+      webConsole.endStreams();
+    },
     close: () => sessions.closeAll(),
   });
 }

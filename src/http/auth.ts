@@ -47,10 +47,19 @@ export async function authenticate(
   });
 }
 
-/** The protected-resource metadata document: which resource this is and how to present tokens. */
-export function resourceMetadata(baseUrl: string): Response {
+/**
+ * The protected-resource metadata document: which resource this is, how to present tokens, and
+ * (with `server.oauth.enabled`) which authorization server issues them.
+ */
+export function resourceMetadata(
+  baseUrl: string,
+  options: { authorizationServers?: string[] } = {},
+): Response {
   return Response.json({
     resource: `${baseUrl}/mcp`,
+    ...(options.authorizationServers
+      ? { authorization_servers: options.authorizationServers }
+      : {}),
     bearer_methods_supported: ["header"],
     resource_name: "engram",
   }, { headers: { "Cache-Control": "no-store" } });

@@ -2,7 +2,7 @@
 import type { FileConfig } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CallerContext } from "../core/types.ts";
-import type { Server } from "../mcp/sdk.ts";
+import type { SessionServer } from "../mcp/server/session/session_server.ts";
 import type { TokenGrant } from "./auth.ts";
 import type { HttpSession, SessionRegistry } from "./sessions.ts";
 
@@ -18,7 +18,7 @@ export interface HttpContext {
   newServer: (
     caller: CallerContext,
     o: { onClose: () => void; tools?: readonly string[] },
-  ) => Server;
+  ) => SessionServer;
   /** Called once a session exists (tests use it to push server notifications). */
   onSession?: (session: HttpSession) => void;
 }

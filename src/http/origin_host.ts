@@ -31,13 +31,25 @@ export function originHostPolicy(
   return { loopback: isLoopbackHost(host), ...options, seen: new Map() };
 }
 
-/** The 403 for a foreign Origin or Host, or null when both are acceptable. */
-export function checkOriginHost(req: Request, policy: OriginHostPolicy): Response | null {
+/**
+ * The 403 for a foreign Origin or Host, or null when both are acceptable. `skipOrigin`: only the
+ * Host is checked, for endpoints that serve any origin by design (docs/connectors.md#cors).
+ * `ownOrigin`: an origin also admitted for this request — the console's own, whose pages post from
+ * wherever engram is reached; once the Host check passed that is no rebinding
+ * (docs/console.md#security-model).
+ */
+export function checkOriginHost(
+  req: Request,
+  policy: OriginHostPolicy,
+  options: { skipOrigin?: boolean; ownOrigin?: string } = {},
+): Response | null {
   const host = req.headers.get("host");
   if (host !== null && !remembered(policy, `h ${host}`, () => hostAllowed(host, policy))) {
     return jsonError(403, `Host header not allowed: ${host}`);
   }
+  if (options.skipOrigin) return null;
   const origin = req.headers.get("origin");
+  if (origin !== null && origin === options.ownOrigin) return null;
   // No Origin means no browser page is driving the request; only a present one can be a rebinding.
   if (origin !== null && !remembered(policy, `o ${origin}`, () => originAllowed(origin, policy))) {
     return jsonError(403, `Origin not allowed: ${origin}`);

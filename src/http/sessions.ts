@@ -1,12 +1,13 @@
 /** @module The live MCP sessions of an HTTP server: who owns each, when it was last used, closing them. */
-import type { Server, Transport } from "../mcp/sdk.ts";
+import type { Transport } from "../mcp/sdk.ts";
+import type { SessionServer } from "../mcp/server/session/session_server.ts";
 
 /** One live session: its MCP server, its transport and the client that opened it. */
 export interface HttpSession {
   id: string;
   kind: "streamable" | "sse";
   clientId: string;
-  server: Server;
+  server: SessionServer;
   transport: Transport;
   /** The protocol revision settled at initialize (until then, the pinned one). */
   protocolVersion: string;

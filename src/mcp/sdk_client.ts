@@ -1,6 +1,7 @@
 /**
- * @module The MCP SDK's client classes and transports, imported in one place (see sdk.ts for why
- * the `@ts-types` lines). Kept apart from sdk.ts so that serving memory alone never loads them.
+ * @module The MCP SDK's client classes and transports, and its client OAuth (src/mcp/client/oauth/),
+ * imported in one place (see sdk.ts for why the `@ts-types` lines). Kept apart from sdk.ts so that
+ * serving memory alone never loads them.
  */
 
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -13,3 +14,21 @@ export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+export {
+  extractWWWAuthenticateParams,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  refreshAuthorization,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/auth"
+export type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/auth-utils"
+export { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
+// @ts-types="@modelcontextprotocol/sdk/server/auth/errors"
+export { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";

@@ -19,6 +19,8 @@ export const STORAGE_ADAPTERS = new Set([
   "src/storage/sqlite/sqlite_storage.ts",
   "src/storage/sqlite/backup/backup.ts",
   "src/storage/sqlite/backup/restore.ts",
+  "src/storage/postgres/postgres_storage.ts",
+  "src/storage/migrate/migrate.ts",
 ]);
 
 /** The most files a folder of src/ holds directly before it wants rooms. */

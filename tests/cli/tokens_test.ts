@@ -59,7 +59,7 @@ Deno.test("tokens create prints a token (only it, on stdout) that verify accepts
   assert.match(grant.tokenId, /^tok_/);
 });
 
-Deno.test("tokens create --brain restricts the token; --json prints { token, id, client_id, tier, brains }", async () => {
+Deno.test("tokens create --brain restricts the token; --json prints { token, id, client_id, tier, brains, tools, operator }", async () => {
   await using dir = await tempDir();
   const work = await runJson<{ id: string }>(["brains", "create", "Work", "--json"], {
     dataDir: dir.path,
@@ -68,7 +68,16 @@ Deno.test("tokens create --brain restricts the token; --json prints { token, id,
     ["tokens", "create", "--client", "ci", "--tier", "read", "--brain", "work", "--json"],
     { dataDir: dir.path },
   );
-  assert.deepEqual(Object.keys(out), ["token", "id", "client_id", "tier", "brains", "tools"]);
+  assert.deepEqual(Object.keys(out), [
+    "token",
+    "id",
+    "client_id",
+    "tier",
+    "brains",
+    "tools",
+    "operator",
+  ]);
+  assert.equal(out.operator, false);
   assert.match(out.token as string, TOKEN_PATTERN);
   assert.match(out.id as string, /^tok_/);
   assert.equal(out.client_id, "ci");
@@ -116,11 +125,11 @@ Deno.test("tokens list shows every token without the token or its hash; --json i
   assert.equal(lines.length, 3, r.stdout);
   assert.match(
     lines[0],
-    /^ID\s+CLIENT\s+TIER\s+BRAINS\s+TOOLS\s+TOKEN\s+CREATED\s+LAST USED\s+REVOKED$/,
+    /^ID\s+CLIENT\s+TIER\s+BRAINS\s+TOOLS\s+TOKEN\s+CREATED\s+LAST USED\s+EXPIRES\s+REVOKED\s+OAUTH CLIENT$/,
   );
   assert.match(
     lines[1],
-    /^tok_\w+\s+alice\s+admin\s+\*\s+\*\s+egt_\S{8}…\s+\d{4}-\d\d-\d\d \S+Z\s+-\s+-$/,
+    /^tok_\w+\s+alice\s+admin\s+\*\s+\*\s+egt_\S{8}…\s+\d{4}-\d\d-\d\d \S+Z\s+-\s+-\s+-\s+-$/,
   );
   assert.match(lines[2], /^tok_\w+\s+bob\s+read\s+default\s+/);
   assert.ok(lines[1].includes(`egt_${a.slice(4, 12)}…`), "the display prefix identifies the token");
@@ -202,6 +211,46 @@ Deno.test("tokens create --tier owner exits 2 naming the tier and the choices, c
   assert.equal(await exists(`${dir.path}/engram.db`), false, "invalid input opens no database");
 });
 
+Deno.test("tokens create --operator --tier admin: the grant carries it; list shows admin+operator", async () => {
+  await using dir = await tempDir();
+  const r = await runEngram(
+    ["tokens", "create", "--client", "me", "--tier", "admin", "--operator"],
+    { dataDir: dir.path },
+  );
+  const token = createdToken(r);
+  assert.match(
+    r.stderr,
+    /created token tok_\w+ for client me \(tier admin, operator, brains: all\)/,
+  );
+  assert.equal((await verify(dir.path, token))?.operator, true);
+  createdToken(
+    await runEngram(["tokens", "create", "--client", "agent", "--tier", "admin"], {
+      dataDir: dir.path,
+    }),
+  );
+  const list = await runEngram(["tokens", "list"], { dataDir: dir.path });
+  assertOk(list);
+  const lines = list.stdout.trimEnd().split("\n");
+  assert.match(lines[1], /^tok_\w+\s+me\s+admin\+operator\s+\*\s+/);
+  assert.match(lines[2], /^tok_\w+\s+agent\s+admin\s+\*\s+/);
+  const { items } = await runJson<{ items: { client_id: string; operator: boolean }[] }>(
+    ["tokens", "list", "--json"],
+    { dataDir: dir.path },
+  );
+  assert.deepEqual(items.map((t) => [t.client_id, t.operator]), [["me", true], ["agent", false]]);
+});
+
+Deno.test("tokens create --operator below admin exits 2 naming --tier admin, opening no database", async () => {
+  await using dir = await tempDir();
+  const r = await runEngram(
+    ["tokens", "create", "--client", "ci", "--tier", "write", "--operator"],
+    { dataDir: dir.path },
+  );
+  assertFails(r, 2, "--operator needs --tier admin (this token would be tier write)");
+  assert.match(r.stderr, /add --tier admin or leave out --operator/);
+  assert.equal(await exists(`${dir.path}/engram.db`), false, "invalid input opens no database");
+});
+
 Deno.test("tokens create with a bad client name exits 2 quoting the rule", async () => {
   await using dir = await tempDir();
   const r = await runEngram(["tokens", "create", "--client", "has space", "--tier", "read"], {
@@ -251,7 +300,10 @@ Deno.test("tokens with no subcommand prints the tokens usage and exits 2; bogus 
   await using dir = await tempDir();
   const r = await runEngram(["tokens"], { dataDir: dir.path });
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /usage: engram tokens \(create .* \| list \| revoke ID\)/);
+  assert.match(
+    r.stderr,
+    /usage: engram tokens \(create .* \| list \| revoke ID \| pair --tier T .* \| clients \[remove CLIENT_ID\]\)/,
+  );
   const bogus = await runEngram(["tokens", "bogus"], { dataDir: dir.path });
   assertFails(bogus, 2, `unknown tokens command "bogus"`);
   const extra = await runEngram(["tokens", "revoke"], { dataDir: dir.path });
@@ -278,5 +330,5 @@ Deno.test("engram --help lists the tokens command", async () => {
   await using dir = await tempDir();
   const r = await runEngram(["--help"], { dataDir: dir.path });
   assertOk(r);
-  assert.match(r.stdout, /^ {2}tokens\s+create, list or revoke bearer tokens/m);
+  assert.match(r.stdout, /^ {2}tokens\s+bearer tokens, pairing codes and OAuth clients/m);
 });

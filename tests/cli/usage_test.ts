@@ -314,7 +314,7 @@ Deno.test("engram mcp with no subcommand names the subcommands and where to get 
   assertFails(
     r,
     2,
-    "engram: missing subcommand; engram mcp has: servers, doctor, discover, call, read-resource, get-prompt, approvals, exposure, compile-resource, score, marketplace, import, review, set, enable, disable, consent, remove, keys, sign, report; see: engram mcp --help",
+    "engram: missing subcommand; engram mcp has: servers, doctor, discover, call, read-resource, get-prompt, auth, approvals, exposure, compile-resource, score, marketplace, import, review, set, enable, disable, consent, remove, keys, sign, report; see: engram mcp --help",
   );
   assert.doesNotMatch(r.stderr, /missing argument/);
   assert.equal(await exists(`${dir.path}/engram.db`), false, "a usage error must not touch data");

@@ -188,11 +188,15 @@ Deno.test("list: oldest first, records only (no token, no hash)", async () => {
   const listed = await tokens.list();
   assert.deepEqual(listed.map((t) => t.client_id), ["one", "two", "three"]);
   assert.deepEqual(Object.keys(listed[0]).sort(), [
+    "audience",
     "brains",
     "client_id",
     "created_at",
+    "expires_at",
     "id",
     "last_used_at",
+    "oauth_client_id",
+    "oauth_client_name",
     "prefix",
     "revoked_at",
     "tier",
@@ -311,3 +315,138 @@ function assertOnlyHashes(bytes: string, tokens: string[]): void {
     assert.ok(!bytes.includes(token.slice(4 + 8)), "the token's undisplayed part is stored");
   }
 }
+
+/** Stores an OAuth-style token (as the authorization server does) and returns its secret. */
+async function storeBound(
+  storage: import("../../src/storage/sqlite/sqlite_storage.ts").SqliteStorage,
+  extra: { expires_at: string | null; audience: string | null },
+): Promise<string> {
+  const token = mintToken();
+  await storage.tokens.insertToken({
+    id: `tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 26).toUpperCase()}`,
+    client_id: "oac_X",
+    tier: "write",
+    brains: "*",
+    tools: null,
+    prefix: token.slice(4, 12),
+    created_at: "2025-06-01T10:00:00.000Z",
+    last_used_at: null,
+    revoked_at: null,
+    oauth_client_id: null,
+    ...extra,
+    token_hash: sha256Hex(token),
+  });
+  return token;
+}
+
+Deno.test("verify refuses a token once it expires, by the injected clock", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const c = clock();
+  const tokens = new TokenService(s.storage, { now: c.now });
+  const token = await storeBound(s.storage, {
+    expires_at: "2025-06-01T11:00:00.000Z",
+    audience: null,
+  });
+  assert.equal((await tokens.verify(token))?.tier, "write");
+  c.advance(60 * 60_000 - 1);
+  assert.ok(await tokens.verify(token), "a millisecond before expiry: accepted");
+  c.advance(1);
+  assert.equal(await tokens.verify(token), null, "at expiry: refused");
+});
+
+Deno.test("verify accepts a token bound to an audience only for that audience", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const tokens = new TokenService(s.storage, { now: clock().now });
+  const mcp = "https://memory.example.com/mcp";
+  const bound = await storeBound(s.storage, { expires_at: null, audience: mcp });
+  assert.ok(await tokens.verify(bound, { audience: mcp }));
+  assert.equal(await tokens.verify(bound, { audience: "https://other.example.com/mcp" }), null);
+  assert.equal(await tokens.verify(bound, { audience: `${mcp}/` }), null, "compared exactly");
+  assert.equal(await tokens.verify(bound), null, "no audience given: bound tokens are refused");
+  const { token: plain } = await tokens.create({ client: "ci", tier: "read" });
+  assert.ok(await tokens.verify(plain), "a static token needs no audience");
+  assert.ok(await tokens.verify(plain, { audience: mcp }), "and works beside OAuth");
+});
+
+Deno.test("create leaves expiry, audience and OAuth client empty; list shows no client name", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const tokens = new TokenService(s.storage);
+  const { record } = await tokens.create({ client: "ci", tier: "read" });
+  assert.equal(record.expires_at, null);
+  assert.equal(record.audience, null);
+  assert.equal(record.oauth_client_id, null);
+  assert.deepEqual(await tokens.list(), [{ ...record, oauth_client_name: null }]);
+});
+
+Deno.test("the operator flag: an admin token carries it into its grant; other tiers are refused naming the fix", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const tokens = new TokenService(s.storage);
+  const op = await tokens.create({ client: "me", tier: "admin", operator: true });
+  assert.equal(op.record.operator, true);
+  assert.equal((await tokens.verify(op.token))?.operator, true);
+  const plain = await tokens.create({ client: "agent", tier: "admin" });
+  assert.ok(!("operator" in plain.record));
+  assert.ok(!("operator" in (await tokens.verify(plain.token))!), "a plain admin has no flag");
+  assert.deepEqual((await tokens.list()).map((t) => [t.client_id, t.operator]), [
+    ["me", true],
+    ["agent", undefined],
+  ]);
+  await rejectsWith(
+    tokens.create({ client: "w", tier: "write", operator: true }),
+    "invalid_argument",
+    /--operator needs --tier admin \(this token would be tier write\).*add --tier admin or leave out --operator/,
+  );
+  assert.equal((await tokens.list()).length, 2, "nothing stored");
+});
+
+Deno.test("the operator flag: a row below admin never grants it, whatever it holds", async () => {
+  await using dir = await tempDir();
+  using s = await openService(dir.path);
+  const tokens = new TokenService(s.storage);
+  const token = mintToken();
+  // Written around the service, as no path of engram writes it: a write token with the flag.
+  await s.storage.tokens.insertToken({
+    id: "tok_ROGUEWRITEOPERATOR0000000",
+    client_id: "w",
+    tier: "write",
+    brains: "*",
+    tools: null,
+    prefix: token.slice(4, 12),
+    created_at: "2025-06-01T10:00:00.000Z",
+    last_used_at: null,
+    revoked_at: null,
+    expires_at: null,
+    audience: null,
+    oauth_client_id: null,
+    operator: true,
+    token_hash: sha256Hex(token),
+  });
+  const grant = await tokens.verify(token);
+  assert.equal(grant?.tier, "write");
+  assert.ok(!("operator" in grant!));
+});
+
+Deno.test("the operator flag: an operator's consent gives an OAuth access token without it", async () => {
+  const { authRequest, consent, openServer, publicClient, RESOURCE, REDIRECT, VERIFIER } =
+    await import("./oauth/_fixture.ts");
+  await using f = await openServer();
+  const clientId = await publicClient(f);
+  const { token } = await f.tokens.create({ client: "op", tier: "admin", operator: true });
+  const code = await consent(f, authRequest(clientId, { scope: "engram:admin" }), token);
+  const out = await f.server.token({
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code,
+    code_verifier: VERIFIER,
+    redirect_uri: REDIRECT,
+  });
+  const grant = await f.tokens.verify(out.access_token, { audience: RESOURCE });
+  assert.equal(grant?.tier, "admin");
+  assert.ok(!("operator" in grant!), "an OAuth-issued token is never an operator");
+  const listed = (await f.tokens.list()).find((t) => t.id === grant!.tokenId)!;
+  assert.ok(!("operator" in listed));
+});

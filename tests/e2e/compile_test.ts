@@ -12,7 +12,7 @@ if (!DENORT_BIN) {
 
 Deno.test({
   name:
-    "compiled binary: builds with the list-valued ceiling, prints its version and serves MCP on stdio",
+    "compiled binary: builds with the list-valued ceiling, prints its version, serves MCP on stdio and the console's assets",
   ignore: !DENORT_BIN,
   async fn() {
     await using dir = await tempDir();
@@ -49,5 +49,36 @@ Deno.test({
     });
     assert.ok(!r.isError);
     await client.close();
+
+    // The console's assets are embedded: the binary serves them with no source tree beside it.
+    const serve = new Deno.Command(binary, {
+      args: ["serve", "--port", "0", "--insecure-no-auth"],
+      env: engramEnv(dir.path),
+      clearEnv: true,
+      cwd: dir.path,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    try {
+      const lines = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
+      let stderr = "";
+      let url: string | undefined;
+      while (!url) {
+        const { done, value } = await lines.read();
+        if (done) throw new Error(`compiled engram serve exited before listening:\n${stderr}`);
+        stderr += value;
+        url = stderr.match(/serving MCP at (http:\/\/\S+)\/mcp/)?.[1];
+      }
+      void lines.cancel();
+      for (const asset of ["console.js", "console.css"]) {
+        const res: Response = await fetch(`${url}/console/assets/${asset}`);
+        assert.equal(res.status, 200, `the compiled binary serves /console/assets/${asset}`);
+        assert.ok((await res.text()).length > 100, `${asset} has its content`);
+      }
+    } finally {
+      serve.kill("SIGTERM");
+      await serve.status;
+    }
   },
 });

@@ -1,10 +1,19 @@
-/** @module `engram backup FILE`: a consistent copy of the database, taken while engram runs. */
+/**
+ * @module `engram backup FILE`: a consistent copy of the database, taken while engram runs. It
+ * copies the database only: when upstream OAuth logins are sealed in it under the data
+ * directory's key file, it warns that the key file must be kept with the backup
+ * (docs/operations.md#backup-and-restore).
+ */
 import { resolve } from "node:path";
-import { loadConfig } from "../../config/load.ts";
+import { loadConfig, type ResolvedConfig } from "../../config/load.ts";
+import { SECRET_KEY_VARIABLE, secretKeySource } from "../../config/secret_key.ts";
+import { silentLogger } from "../../core/logger.ts";
+import type { UpstreamCredentials } from "../../core/ports/upstream_credentials.ts";
 import { backupDatabase, type BackupResult } from "../../storage/sqlite/backup/backup.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
+import { openStorage, requireSqlite } from "../open_storage.ts";
 import { applyModePermissions } from "../permissions.ts";
 
 /** Usage of `engram backup`. */
@@ -13,7 +22,9 @@ export const BACKUP_SPEC: CommandSpec = {
   usage: "engram backup FILE [--force] [--json]",
   summary: "Write a consistent copy of the whole database (every brain, document version, " +
     "session and token) to FILE, readable only by you. Safe while engram serve, engram stdio " +
-    "or other commands keep writing. Put it back with engram restore FILE.",
+    "or other commands keep writing. Put it back with engram restore FILE. The key file that " +
+    "seals upstream OAuth logins (secret.key in the data directory) is not copied: when the " +
+    "database holds such logins, backup warns to keep that file with the backup.",
   options: {
     force: { type: "boolean", help: "overwrite FILE if it exists" },
     json: { type: "boolean", help: "print what was written as JSON" },
@@ -26,14 +37,55 @@ export async function backupCommand(argv: string[], ctx: CommandContext): Promis
   const args = parseOrHelp(argv, BACKUP_SPEC, ctx.out);
   if (!args) return EXIT.ok;
   const config = loadConfig(configFlags(args.values), { env: ctx.env, cwd: ctx.cwd });
+  requireSqlite(
+    config,
+    "backup",
+    "back PostgreSQL up with its own tools (pg_dump, or base backups), or copy it into a SQLite file with engram migrate",
+  );
   await applyModePermissions("cli", config);
   const result = await backupDatabase(config.dbFile, resolve(ctx.cwd, args.positionals[0]), {
     force: args.values.force === true,
     synchronous: config.synchronous,
   });
-  if (args.values.json) ctx.out.json(result);
-  else ctx.out.line(describeBackup(result));
+  const logins = await sealedLogins(config);
+  const key = secretKeySource(ctx.env, config.dataDir).where;
+  const keyFile = key !== SECRET_KEY_VARIABLE;
+  if (args.values.json) {
+    ctx.out.json({
+      ...result,
+      ...(logins.length
+        ? { upstream_logins: { servers: logins, secret_key: key, key_in_backup: false } }
+        : {}),
+    });
+  } else ctx.out.line(describeBackup(result));
+  // ENGRAM_SECRET_KEY is kept apart from the data on purpose; a key file sits beside it, unseen.
+  if (logins.length && keyFile) {
+    ctx.out.warn(
+      `warning: the backup holds the OAuth ${
+        logins.length === 1 ? "login of upstream server" : "logins of upstream servers"
+      } ${
+        logins.join(", ")
+      }, sealed with the key file ${key}, which engram backup does not copy: keep that file with the backup (private, mode 600), or log in again after a restore`,
+    );
+  }
   return EXIT.ok;
+}
+
+/** The upstream servers whose OAuth login (tokens or client registration) is sealed in the database. */
+async function sealedLogins(config: ResolvedConfig): Promise<string[]> {
+  const storage = await openStorage(config, { logger: silentLogger });
+  try {
+    return (await storage.upstreamCredentials.listCredentials()).filter(isSealed).map((r) =>
+      r.server
+    );
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Whether a credentials row holds something only its key opens. */
+export function isSealed(row: UpstreamCredentials): boolean {
+  return row.key_id !== null && (row.tokens !== null || row.client !== null);
 }
 
 /** One line for people: where, how big, what it holds. */

@@ -9,6 +9,8 @@ import { loadConfig, type ResolvedConfig } from "../../config/load.ts";
 import { CORRUPT_DATABASE_FIX, toEngramError } from "../../core/errors.ts";
 import type { StorageCheck } from "../../core/ports/storage.ts";
 import { openSqliteStorage } from "../../storage/sqlite/sqlite_storage.ts";
+import { openStorage } from "../open_storage.ts";
+import { silentLogger } from "../../core/logger.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -124,6 +126,7 @@ function freeSpaceCheck(dir: string): DoctorCheck {
 
 /** The database file, whether it opens, and the full integrity checks. */
 async function databaseChecks(config: ResolvedConfig): Promise<DoctorCheck[]> {
+  if (config.storage.backend === "postgres") return await postgresChecks(config);
   const file = config.dbFile;
   let info: Deno.FileInfo;
   try {
@@ -163,6 +166,31 @@ async function databaseChecks(config: ResolvedConfig): Promise<DoctorCheck[]> {
     return [fileCheck, opened, ...integrity.map(asDoctorCheck)];
   } finally {
     storage.close();
+  }
+}
+
+/** PostgreSQL: whether the database opens (migrated), what it holds, and engram's own checks. */
+async function postgresChecks(config: ResolvedConfig): Promise<DoctorCheck[]> {
+  let storage;
+  try {
+    storage = await openStorage(config, { logger: silentLogger });
+  } catch (err) {
+    return [failure("open", err)];
+  }
+  try {
+    await applyModePermissions("cli", config);
+    const opened: DoctorCheck = await storage.health.contents().then(
+      (c) => ({
+        name: "open",
+        status: "ok",
+        detail: `PostgreSQL, schema ${c.schema_version}; ${describeContents(c)}`,
+      }),
+      (err) => failure("open", err),
+    );
+    const checks = await storage.health.check({ level: "full" });
+    return [opened, ...checks.map(asDoctorCheck)];
+  } finally {
+    await storage.close();
   }
 }
 

@@ -1,4 +1,5 @@
 /** @module `engram serve`: MCP over Streamable HTTP (/mcp) and legacy HTTP+SSE (/sse), with bearer tokens. */
+import { describeDatabase } from "../open_storage.ts";
 import { configSummary } from "../../config/config_file.ts";
 import { loadConfig } from "../../config/load.ts";
 import { CORRUPT_DATABASE_FIX, EngramError } from "../../core/errors.ts";
@@ -14,6 +15,12 @@ import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
 import type { CommandContext } from "../context.ts";
 import { stderrLogger } from "../logger.ts";
 import { startServing } from "../serving.ts";
+import type { ResolvedConfig } from "../../config/load.ts";
+import { EngramAuthorizationServer } from "../../core/oauth/authorization_server.ts";
+import { clientMetadataFetcher } from "../../http/oauth/client_metadata_fetch.ts";
+import { fetchUrl } from "../../ingest/url_fetch.ts";
+import type { Runtime } from "../runtime.ts";
+import { consoleParts } from "../console_parts.ts";
 
 /** Usage of `engram serve`. */
 export const SERVE_SPEC: CommandSpec = {
@@ -55,13 +62,20 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   const logger = stderrLogger(config.logLevel);
   const serving = await startServing("serve", config, { env: ctx.env, cwd: ctx.cwd, logger });
   const { runtime, jobs } = serving;
+  const oauth = authorizationFor(config, runtime);
+  // OAuth access tokens are bound to this server's /mcp; static tokens (no audience) pass anywhere.
+  const audience = oauth ? { audience: oauth.audience } : {};
   const app = createHttpApp({
     settings: { ...config.http, host },
     mcp: serving.session,
-    verifyToken: noAuth ? anonymousVerifier(tier) : (token) => runtime.tokens.verify(token),
+    verifyToken: noAuth
+      ? anonymousVerifier(tier)
+      : (token) => runtime.tokens.verify(token, audience),
+    ...(oauth ? { oauth: { server: oauth.server } } : {}),
     anonymous: noAuth,
     ready: () => runtime.health.ready(),
     logger,
+    console: consoleParts(serving, { config, logger, env: ctx.env }),
   });
   let server;
   try {
@@ -82,18 +96,22 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   // page; after listening, so start-up waits for nothing (docs/operations.md#corrupt-or-full-database).
   const checking = new AbortController();
   const checked = checkInBackground(runtime.health, {
-    file: config.dbFile,
+    file: describeDatabase(config),
     logger,
     signal: checking.signal,
   });
   const stop = () => void server.shutdown(config.http.shutdown_grace_ms);
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
-  const auth = noAuth ? `NO AUTH (anonymous, tier ${tier})` : "bearer tokens";
+  const auth = noAuth
+    ? `NO AUTH (anonymous, tier ${tier})`
+    : oauth
+    ? `bearer tokens and OAuth (issuer ${oauth.issuer})`
+    : "bearer tokens";
   logger.info(
-    `engram ${VERSION} serving MCP at ${server.url}/mcp (legacy SSE at ${server.url}/sse); auth: ${auth}; database ${config.dbFile}; config ${
-      configSummary(config.configLocation)
-    }`,
+    `engram ${VERSION} serving MCP at ${server.url}/mcp (legacy SSE at ${server.url}/sse); auth: ${auth}; database ${
+      describeDatabase(config)
+    }; config ${configSummary(config.configLocation)}`,
   );
   await server.finished;
   await server.shutdown(config.http.shutdown_grace_ms);
@@ -103,6 +121,30 @@ export async function serveCommand(argv: string[], ctx: CommandContext): Promise
   await serving.close();
   logger.info("engram serve stopped");
   return 0;
+}
+
+/**
+ * engram's own authorization server, with `server.oauth.enabled` (docs/connectors.md): client-ID
+ * metadata documents are fetched under URL ingestion's address policy, with no host exempt.
+ */
+function authorizationFor(
+  config: ResolvedConfig,
+  runtime: Runtime,
+): { server: EngramAuthorizationServer; issuer: string; audience: string } | null {
+  const settings = config.http.oauth;
+  // The config refuses OAuth without an https (or loopback http) public_url.
+  if (!settings.enabled || config.http.public_url === undefined) return null;
+  const issuer = config.http.public_url.replace(/\/+$/, "");
+  const server = new EngramAuthorizationServer(runtime.authorization, {
+    settings: {
+      issuer,
+      accessTokenTtlMs: settings.access_token_ttl_ms,
+      refreshTokenTtlMs: settings.refresh_token_ttl_ms,
+      registrationTtlMs: settings.registration_ttl_ms,
+    },
+    fetchClientMetadata: clientMetadataFetcher((url, o) => fetchUrl(url, { allowHosts: [], ...o })),
+  });
+  return { server, issuer, audience: `${issuer}/mcp` };
 }
 
 /** Runs the quick check of the database and logs what it found (damage at error level). */

@@ -1,7 +1,9 @@
 /** @module `engram stdio`: the MCP server on stdin/stdout. */
+import { describeDatabase } from "../open_storage.ts";
 import { configSummary } from "../../config/config_file.ts";
 import { loadConfig } from "../../config/load.ts";
-import { createMcpServer } from "../../mcp/server/factory.ts";
+import { createSessionServer } from "../../mcp/server/factory.ts";
+import { compactWhenQuiet, exposedGc } from "../../mcp/server/idle_compaction.ts";
 import { StdioTransport } from "../../mcp/server/stdio_transport.ts";
 import { VERSION } from "../../version.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";
@@ -52,7 +54,7 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   const { jobs } = serving;
   let onClosed = () => {};
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
-  const server = createMcpServer({
+  const server = createSessionServer({
     ...serving.session,
     caller: { clientId: "stdio", transport: "stdio", tier: config.stdioTier, brains: "*" },
     // Same machine: the folders the client shares as roots are files this process may read.
@@ -62,6 +64,13 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   // Jobs left queued (or orphaned by a process that died) by an earlier run continue here.
   jobs.kick();
   const transport = new StdioTransport({ readable: ctx.stdin, writable: ctx.stdout });
+  // The garbage of start-up goes once the client has been quiet for a second after it connected.
+  const compaction = compactWhenQuiet({
+    busy: () => server.requestsInFlight > 0,
+    logger,
+    collect: exposedGc(),
+  });
+  transport.onActivity = () => compaction.touch();
   transport.onNegotiated = (version) => {
     const client = server.getClientVersion();
     logger.info(
@@ -75,12 +84,13 @@ export async function stdioCommand(argv: string[], ctx: CommandContext): Promise
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
   logger.info(
-    `engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${config.dbFile}; config ${
-      configSummary(config.configLocation)
-    }`,
+    `engram ${VERSION} serving MCP on stdio at tier ${config.stdioTier}; database ${
+      describeDatabase(config)
+    }; config ${configSummary(config.configLocation)}`,
   );
   await server.connect(transport);
   await closed;
+  compaction.stop();
   for (const s of signals) Deno.removeSignalListener(s, stop);
   await serving.close();
   return 0;

@@ -74,4 +74,11 @@ export interface DocumentStore {
   timeline(brainId: string, options: { limit: number; since?: string }): Promise<TimelineEntry[]>;
   /** Counts of a brain's documents, versions, chunks, bytes and tags. */
   stats(brainId: string): Promise<BrainStats>;
+  /**
+   * Optional: calls `listener` soon after any process sharing the database commits a change to
+   * documents (PostgreSQL's LISTEN/NOTIFY), so the change feed reads the timeline at once instead
+   * of at its next poll; returns the function that stops it. A backend that cannot push (SQLite)
+   * leaves it out, and the feed polls (docs/architecture.md#postgresql-notifications).
+   */
+  watchChanges?(listener: () => void): () => void;
 }

@@ -8,12 +8,14 @@ import type { BrainStore } from "./brain_store.ts";
 import type { DocumentStore } from "./document_store.ts";
 import type { JobQueue } from "./job_queue.ts";
 import type { LockStore } from "./lock_store.ts";
+import type { OAuthStore } from "./oauth_store.ts";
 import type { SearchIndex } from "./search_index.ts";
 import type { SessionStore } from "./session_store.ts";
 import type { TokenStore } from "./token_store.ts";
 import type { TraceReader, TraceSink } from "./trace_log.ts";
 import type { UnitOfWork } from "./unit_of_work.ts";
 import type { UpstreamStore } from "./upstream_store.ts";
+import type { UpstreamCredentialStore } from "./upstream_credentials.ts";
 import type { VectorIndex } from "./vector_index.ts";
 
 /** What a database holds, for the operator (after a restore, say). */
@@ -64,7 +66,11 @@ export interface Storage {
   sessions: SessionStore;
   locks: LockStore;
   tokens: TokenStore;
+  /** engram serve's OAuth authorization server: clients, codes, grants, pairing codes. */
+  oauth: OAuthStore;
   upstreams: UpstreamStore;
+  /** What engram keeps to reach upstream servers that require OAuth. */
+  upstreamCredentials: UpstreamCredentialStore;
   approvals: ApprovalStore;
   audit: AuditSink & AuditReader;
   traces: TraceSink & TraceReader;

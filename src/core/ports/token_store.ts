@@ -15,6 +15,28 @@ export interface TokenRecord {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** When it stops working; null: never (static tokens). */
+  expires_at: string | null;
+  /**
+   * The resource (an `/mcp` URL) an OAuth access token is bound to: it is accepted only by the
+   * server whose resource that is. Null: any (static tokens).
+   */
+  audience: string | null;
+  /** The OAuth client it was issued to (docs/connectors.md); null for a token from `engram tokens create`. */
+  oauth_client_id: string | null;
+  /**
+   * True for an admin token made by `engram tokens create --operator`: the console offers it
+   * approving and revoking upstream capabilities (docs/console.md#upstream-servers). Stores leave
+   * the key out for every other token (never `false`), so older rows and OAuth-issued tokens read
+   * the same.
+   */
+  operator?: boolean;
+}
+
+/** A record as listed: with the issuing OAuth client's own (untrusted) name, when there is one. */
+export interface ListedToken extends TokenRecord {
+  /** The OAuth client's free-form `client_name`: untrusted text, shown escaped. */
+  oauth_client_name: string | null;
 }
 
 /** A record with the hash it is looked up by; only the store and the token service see it. */
@@ -26,10 +48,12 @@ export interface StoredToken extends TokenRecord {
 export interface TokenStore {
   /** Inserts a new token. */
   insertToken(token: StoredToken): Promise<void>;
-  /** Every token, oldest first, revoked ones included. */
-  listTokens(): Promise<TokenRecord[]>;
+  /** Every token, oldest first, revoked and expired ones included. */
+  listTokens(): Promise<ListedToken[]>;
   /** The token with this hash, revoked or not, or null. */
   findTokenByHash(hash: string): Promise<StoredToken | null>;
+  /** The token with this id, revoked or not, or null. */
+  findToken(id: string): Promise<TokenRecord | null>;
   /** Sets revoked_at unless already set; null when no such id, else the row and whether this call revoked it. */
   revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null>;
   /** Sets last_used_at to `at` unless it is already later than `options.olderThan`. */

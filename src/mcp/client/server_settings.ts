@@ -14,8 +14,8 @@ import { manifestDigest } from "./launch/launch_manifest.ts";
 
 /** One key `engram mcp set` changes. */
 interface Setting {
-  /** Only stdio servers have it (the launch). */
-  stdio: boolean;
+  /** Only stdio servers have it (the launch), or only http and sse ones (the OAuth login). */
+  only?: "stdio" | "remote";
   /** The allowed values, for errors and help. */
   allowed: string;
   /** The command-line text as the value the schema checks (the schema refuses what is wrong). */
@@ -48,34 +48,63 @@ function list(key: string, example: string, o: { commas: boolean }) {
 /** Every key `engram mcp set` changes; `env.NAME` stands for each env variable. */
 const SETTINGS: Record<string, Setting> = {
   sandbox_profile: {
-    stdio: true,
+    only: "stdio",
     allowed: "restricted, standard or disabled",
     parse: (t) => t,
   },
-  network: { stdio: true, allowed: "true or false", parse: bool },
-  cwd: { stdio: true, allowed: "an absolute directory or one under ~", parse: (t) => t },
+  network: { only: "stdio", allowed: "true or false", parse: bool },
+  cwd: { only: "stdio", allowed: "an absolute directory or one under ~", parse: (t) => t },
   args: {
-    stdio: true,
+    only: "stdio",
     allowed: 'a JSON array of strings, e.g. \'["-y","pkg"]\'',
     parse: list("args", '["-y","pkg"]', { commas: false }),
   },
   "env.NAME": {
-    stdio: true,
+    only: "stdio",
     allowed: "any text; a secret as a ${VAR} reference",
     parse: (t) => t,
   },
   allow_env: {
-    stdio: true,
+    only: "stdio",
     allowed: "env variable names, as a JSON array or comma-separated",
     parse: list("allow_env", '["NODE_OPTIONS"]', { commas: true }),
   },
   request_timeout_ms: {
-    stdio: false,
     allowed: "a whole number of milliseconds from 100 to 3600000",
     parse: (t) => /^\d+$/.test(t) ? Number(t) : t,
   },
-  "expose.tier": { stdio: false, allowed: "read, write or admin", parse: (t) => t },
-  trust: { stdio: false, allowed: "verified or user_added", parse: (t) => t },
+  "expose.tier": { allowed: "read, write or admin", parse: (t) => t },
+  trust: { allowed: "verified or user_added", parse: (t) => t },
+  "oauth.client_id": {
+    only: "remote",
+    allowed: "the client ID the authorization server registered for you",
+    parse: (t) => t,
+  },
+  "oauth.client_secret": {
+    only: "remote",
+    allowed: "a ${VAR} reference, never the secret itself",
+    parse: (t) => t,
+  },
+  "oauth.client_id_metadata_document_url": {
+    only: "remote",
+    allowed: "an https:// URL with a path, where your client-ID metadata document is served",
+    parse: (t) => t,
+  },
+  "oauth.scopes": {
+    only: "remote",
+    allowed: "OAuth scopes, as a JSON array or separated by commas or spaces",
+    parse: (t) =>
+      t.trimStart().startsWith("[")
+        ? list("oauth.scopes", '["read","write"]', {
+          commas: false,
+        })(t)
+        : t.split(/[\s,]+/).filter((x) => x !== ""),
+  },
+  "oauth.redirect_port": {
+    only: "remote",
+    allowed: "a port from 1 to 65535",
+    parse: (t) => /^\d+$/.test(t) ? Number(t) : t,
+  },
 };
 
 /** The keys, as help and errors list them. */
@@ -136,10 +165,16 @@ export async function applySettings(
   const next = structuredClone(definition);
   for (const change of changes) {
     const setting = settingOf(change.key);
-    if (setting.stdio && transport !== "stdio") {
+    if (setting.only === "stdio" && transport !== "stdio") {
       throw new EngramError(
         "invalid_argument",
         `server "${name}" is reached over ${transport}, not started: ${change.key} applies to stdio servers only`,
+      );
+    }
+    if (setting.only === "remote" && transport === "stdio") {
+      throw new EngramError(
+        "invalid_argument",
+        `server "${name}" is a stdio server: it gets its credentials from its env, not from an OAuth login; ${change.key} applies to http and sse servers only`,
       );
     }
     if (change.key === "trust" && change.value === "builtin") {

@@ -9,10 +9,10 @@
 import {
   type LoggingLevel,
   LoggingLevelSchema,
-  type Server,
   type ServerNotification,
   SetLevelRequestSchema,
-} from "../sdk.ts";
+} from "./session/mcp_protocol.ts";
+import type { SessionServer } from "./session/session_server.ts";
 import type { Logger } from "../../core/logger.ts";
 import { handleStrictly } from "./strict_handler.ts";
 
@@ -46,7 +46,7 @@ export interface ClientLog {
  * client set. `session` is what the ready notice tells the client about its session.
  */
 export function registerLogging(
-  server: Server,
+  server: SessionServer,
   base: Logger,
   o: { session?: Record<string, unknown> } = {},
 ): ClientLog {

@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
-import { RootsListChangedNotificationSchema, type Server } from "../sdk.ts";
+import { RootsListChangedNotificationSchema } from "./session/mcp_protocol.ts";
+import type { SessionServer } from "./session/session_server.ts";
 
 /** A roots/list result, each root's URI checked one by one afterwards. */
 const LenientRootsSchema = z.object({ roots: z.array(z.looseObject({ uri: z.string() })) });
@@ -36,7 +37,7 @@ export interface ClientRootsOptions {
  * and whenever it says they changed. A failed or timed-out request is logged and leaves the
  * session with the configured roots only: roots the client said are stale are not kept.
  */
-export function trackClientRoots(server: Server, options: ClientRootsOptions): ClientRoots {
+export function trackClientRoots(server: SessionServer, options: ClientRootsOptions): ClientRoots {
   const { logger } = options;
   let roots: readonly string[] = [];
   let pending: Promise<void> | null = null;
@@ -86,7 +87,7 @@ export function trackClientRoots(server: Server, options: ClientRootsOptions): C
   };
 }
 
-async function fetchRoots(server: Server, options: ClientRootsOptions): Promise<string[]> {
+async function fetchRoots(server: SessionServer, options: ClientRootsOptions): Promise<string[]> {
   // Not server.listRoots(): its schema rejects the whole list for one non-file:// root, while a
   // bad root should cost only itself.
   const result = await server.request({ method: "roots/list" }, LenientRootsSchema, {

@@ -2,7 +2,8 @@
  * @module completion/complete for prompt arguments and resource-template arguments: brain slugs,
  * document paths and ids, recent queries and document titles, limits and day counts.
  */
-import { CompleteRequestSchema, type Server } from "../sdk.ts";
+import { CompleteRequestSchema } from "./session/mcp_protocol.ts";
+import type { SessionServer } from "./session/session_server.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { CallerContext } from "../../core/types.ts";
@@ -29,7 +30,7 @@ export interface CompletionDeps {
 type ArgKind = "brain" | "path" | "uri-path" | "id" | "text" | "limit" | "days" | "none";
 
 /** Registers completion/complete. */
-export function registerCompletion(server: Server, deps: CompletionDeps): void {
+export function registerCompletion(server: SessionServer, deps: CompletionDeps): void {
   handleStrictly(server, CompleteRequestSchema, async (request) => {
     const { ref, argument, context } = request.params;
     const kind = ref.type === "ref/prompt"

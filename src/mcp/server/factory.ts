@@ -2,7 +2,6 @@
  * @module The one MCP server factory every transport uses: tools, prompts, resources,
  * subscriptions, logging and completion, with tiers, dispatch and audit.
  */
-import { AjvJsonSchemaValidator, Server } from "../sdk.ts";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -12,7 +11,8 @@ import {
   McpError,
   type ServerNotification,
   type Tool,
-} from "../sdk.ts";
+} from "./session/mcp_protocol.ts";
+import { SessionServer } from "./session/session_server.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { MemoryService } from "../../core/memory_service.ts";
 import type { IngestContext } from "../../ingest/context.ts";
@@ -102,8 +102,8 @@ const TOOLS_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(MEMORY_TOOLS.map((t)
 const QUERY_TOOLS = new Set(["memory_search", "memory_recall", "memory_ask"]);
 
 /** Builds an MCP server for one session of one caller. */
-export function createMcpServer(deps: ServerDeps): Server {
-  const server = new Server(
+export function createSessionServer(deps: ServerDeps): SessionServer {
+  const server = new SessionServer(
     { name: SERVER_NAME, title: "engram memory", version: deps.version },
     {
       capabilities: {
@@ -117,7 +117,6 @@ export function createMcpServer(deps: ServerDeps): Server {
         completions: {},
       },
       instructions: INSTRUCTIONS,
-      jsonSchemaValidator: validatorOnFirstUse(),
     },
   );
   const log = registerLogging(server, deps.logger, {
@@ -208,7 +207,9 @@ export function createMcpServer(deps: ServerDeps): Server {
             ...(server.getClientCapabilities()?.elicitation
               ? {
                 elicit: (params, signal) =>
-                  server.elicitInput(params as Parameters<Server["elicitInput"]>[0], { signal }),
+                  server.elicitInput(params as Parameters<SessionServer["elicitInput"]>[0], {
+                    signal,
+                  }),
               }
               : {}),
             ...(server.getClientCapabilities()?.sampling
@@ -247,7 +248,7 @@ export function createMcpServer(deps: ServerDeps): Server {
 }
 
 /** The ingestion settings of one session: the configured ones plus, on stdio, the client's roots. */
-function sessionIngest(server: Server, deps: ServerDeps): IngestContext | undefined {
+function sessionIngest(server: SessionServer, deps: ServerDeps): IngestContext | undefined {
   if (!deps.ingest || !deps.clientRoots) return deps.ingest;
   const roots = trackClientRoots(server, {
     logger: deps.logger,
@@ -289,16 +290,4 @@ function passThroughProgress(
       method: "notifications/progress",
       params: { progressToken: token, ...p },
     });
-}
-
-/**
- * The SDK's JSON Schema validator, made on first use: the server uses it only to check the answers
- * to elicitation forms forwarded from upstream servers, and the SDK's default compiles ajv and its
- * formats for every session (about 3.5 ms and 0.35 MiB) whether or not one ever comes.
- */
-function validatorOnFirstUse(): Pick<AjvJsonSchemaValidator, "getValidator"> {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
-  };
 }

@@ -1,5 +1,5 @@
 /** @module Engram errors as JSON-RPC errors, for the parts of MCP that are not tool calls. */
-import { ErrorCode, type JSONRPCMessage, McpError } from "../sdk.ts";
+import { ErrorCode, type JSONRPCMessage, McpError } from "./session/mcp_protocol.ts";
 import { EngramError } from "../../core/errors.ts";
 import { concealInternal } from "../../core/internal_errors.ts";
 import type { Logger } from "../../core/logger.ts";

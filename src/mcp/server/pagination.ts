@@ -1,5 +1,5 @@
 /** @module Opaque cursors for list results. */
-import { ErrorCode, McpError } from "../sdk.ts";
+import { ErrorCode, McpError } from "./session/mcp_protocol.ts";
 
 /** Items per page of any list. */
 export const PAGE_SIZE = 100;

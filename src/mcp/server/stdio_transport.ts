@@ -1,6 +1,6 @@
 /** @module A newline-delimited JSON-RPC transport over Deno's stdin/stdout that answers malformed input. */
-import type { Transport } from "../sdk.ts";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "../sdk.ts";
+import type { Transport } from "./session/mcp_protocol.ts";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "./session/mcp_protocol.ts";
 import { unrepresentableId, unrepresentableIdMessage } from "../request_id.ts";
 import { PROTOCOL_VERSION } from "../../version.ts";
 import { wireMessage } from "./mcp_errors.ts";
@@ -24,6 +24,8 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Called with each response that carries a negotiated protocol version. */
   onNegotiated?: (version: string) => void;
+  /** Called for every line the client sends, well formed or not. */
+  onActivity?: () => void;
 
   #streams: StdioStreams;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
@@ -107,6 +109,7 @@ export class StdioTransport implements Transport {
   #handleLine(raw: string): void {
     const line = raw.replace(/\r$/, "");
     if (line.trim() === "") return;
+    this.onActivity?.();
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -4,7 +4,8 @@
  * -32602 (invalid params), with a message that says what was wrong.
  */
 import { z } from "zod";
-import type { Result, Server, ServerNotification } from "../sdk.ts";
+import type { Result, ServerNotification } from "./session/mcp_protocol.ts";
+import type { SessionServer } from "./session/session_server.ts";
 import { invalidParams } from "./mcp_errors.ts";
 
 /** What a handler gets besides the request. */
@@ -16,7 +17,7 @@ export interface RequestExtra {
 
 /** Registers `handler` for the method of `schema`; params that do not match are -32602. */
 export function handleStrictly<T extends z.ZodObject<{ method: z.ZodLiteral<string> }>>(
-  server: Server,
+  server: SessionServer,
   schema: T,
   handler: (request: z.output<T>, extra: RequestExtra) => Result | Promise<Result>,
 ): void {

@@ -11,6 +11,7 @@ import type { AuditSink } from "../../core/ports/audit_log.ts";
 import type { JobQueue } from "../../core/ports/job_queue.ts";
 import type { LockStore } from "../../core/ports/lock_store.ts";
 import type { SessionStore } from "../../core/ports/session_store.ts";
+import type { OutputSchemas } from "./output_schemas.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -61,8 +62,11 @@ export interface ToolDef<
   tier: Tier;
   description: string;
   input: I;
-  /** The schema of `structuredContent`, listed as the tool's `outputSchema`. */
-  output: S;
+  /**
+   * The schema of `structuredContent`, listed as the tool's `outputSchema`: built from the shared
+   * record schemas when the tools are listed, and not kept (output_schemas.ts says why).
+   */
+  output: (schemas: OutputSchemas) => S;
   annotations: ToolAnnotations;
   run(ctx: ToolContext, args: z.output<I>): Promise<O>;
   /** The human-readable `content[0].text`. */

@@ -1,5 +1,5 @@
 /** @module Validating, running, auditing and shaping the result of one tool call. */
-import type { CallToolResult } from "../sdk.ts";
+import type { CallToolResult } from "./session/mcp_protocol.ts";
 import { EngramError } from "../../core/errors.ts";
 import { concealInternal } from "../../core/internal_errors.ts";
 import { type Tier, tierAllows } from "../../core/types.ts";

@@ -2,7 +2,7 @@
  * @module A failed tool call as a tool result (docs/tools.md#errors): text `CODE: message`, no
  * `structuredContent`, and the code for programs under `_meta["engram/error"]`.
  */
-import type { CallToolResult } from "../sdk.ts";
+import type { CallToolResult } from "./session/mcp_protocol.ts";
 import type { EngramError } from "../../core/errors.ts";
 
 /** The `_meta` key that carries a failed call's code. */

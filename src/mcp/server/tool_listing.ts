@@ -3,8 +3,9 @@
  * the output without its bounds (`listedOutput`) since every definition sits in the agent's context.
  */
 import { z } from "zod";
-import type { Tool } from "../sdk.ts";
+import type { Tool } from "./session/mcp_protocol.ts";
 import type { Tier } from "../../core/types.ts";
+import { outputSchemas } from "./output_schemas.ts";
 import type { ToolDef } from "./tool.ts";
 
 /** Keywords that bound or format a value: they say nothing an agent uses about a result's shape. */
@@ -43,20 +44,25 @@ export class ToolListing {
     this.#tools = tools;
   }
 
-  /** Every tool's entry, generated on the first call. */
+  /** Every tool's entry, generated on the first call (the output schemas are built for it). */
   entries(): readonly ListedTool[] {
-    return this.#entries ??= this.#tools.map((t) => ({ tier: t.tier, entry: describeTool(t) }));
+    if (this.#entries) return this.#entries;
+    const schemas = outputSchemas();
+    return this.#entries = this.#tools.map((t) => ({
+      tier: t.tier,
+      entry: describeTool(t, schemas),
+    }));
   }
 }
 
 /** The tools/list entry for a tool, with JSON Schemas generated from its zod schemas. */
-export function describeTool(tool: ToolDef): Tool {
+export function describeTool(tool: ToolDef, schemas = outputSchemas()): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: closedInput(jsonSchema(tool.input, "input")) as Tool["inputSchema"],
-    outputSchema: listedOutput(jsonSchema(tool.output, "output")) as Tool["outputSchema"],
+    outputSchema: listedOutput(jsonSchema(tool.output(schemas), "output")) as Tool["outputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   };
 }
@@ -66,7 +72,7 @@ export function describeTool(tool: ToolDef): Tool {
  * results are held to in tests; `tools/list` carries the lighter form (see `listedOutput`).
  */
 export function strictOutputSchema(tool: ToolDef): Record<string, unknown> {
-  return jsonSchema(tool.output, "output");
+  return jsonSchema(tool.output(outputSchemas()), "output");
 }
 
 /**

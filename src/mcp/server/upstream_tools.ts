@@ -17,7 +17,7 @@ import type {
   ReadResourceResult,
   ResourceTemplate,
   Tool,
-} from "../sdk.ts";
+} from "./session/mcp_protocol.ts";
 import type { AuditContext } from "./audit.ts";
 import { auditedToolCall } from "./tool_dispatch.ts";
 import { toolErrorCode } from "./tool_error.ts";

@@ -3,6 +3,7 @@
  * separate process — `engram mcp report` — can say that the audit log has gaps.
  */
 import type { AuditDrops } from "../../core/audit/audit_report.ts";
+import { toAuditDrops } from "../shared/audit_rows.ts";
 import type { Prepares } from "./database.ts";
 
 /** One drop: `rows` audit rows lost at `at` for `reason`. */
@@ -23,11 +24,5 @@ export function auditDrops(db: Prepares, since: string): AuditDrops {
   const rows = db.prepare(
     "SELECT reason, SUM(rows) AS rows FROM audit_drops WHERE at >= ? GROUP BY reason ORDER BY reason",
   ).all(since) as { reason: string; rows: number }[];
-  const reasons: Record<string, number> = {};
-  let total = 0;
-  for (const r of rows) {
-    reasons[r.reason] = r.rows;
-    total += r.rows;
-  }
-  return { rows: total, reasons };
+  return toAuditDrops(rows);
 }

@@ -369,6 +369,110 @@ export const MIGRATIONS: readonly string[] = [
     added_at TEXT NOT NULL
   );
   `,
+  // 16: engram serve as an OAuth authorization server (docs/connectors.md). Tokens gain an expiry, an
+  // audience (the /mcp resource an OAuth access token is bound to) and the OAuth client that got
+  // them. Clients (registered, or described by a metadata document), authorization codes, grants
+  // (a refresh-token family: revoking one ends all its tokens), refresh tokens and pairing codes are
+  // kept by the SHA-256 of their secrets, never the secrets.
+  `
+  CREATE TABLE oauth_clients (
+    client_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('registered','metadata_document')),
+    client_name TEXT,
+    redirect_uris TEXT NOT NULL,
+    token_endpoint_auth_method TEXT NOT NULL
+      CHECK (token_endpoint_auth_method IN ('none','client_secret_basic','client_secret_post')),
+    grant_types TEXT NOT NULL,
+    secret_hash TEXT,
+    fetched_at TEXT,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT
+  );
+  ALTER TABLE tokens ADD COLUMN expires_at TEXT;
+  ALTER TABLE tokens ADD COLUMN audience TEXT;
+  ALTER TABLE tokens ADD COLUMN oauth_client_id TEXT REFERENCES oauth_clients(client_id);
+  CREATE INDEX tokens_oauth_client ON tokens (oauth_client_id) WHERE oauth_client_id IS NOT NULL;
+  CREATE TABLE oauth_grants (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(client_id),
+    resource TEXT NOT NULL,
+    tier TEXT NOT NULL CHECK (tier IN ('read','write','admin')),
+    brains TEXT NOT NULL,
+    tools TEXT,
+    proof_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  CREATE INDEX oauth_grants_client ON oauth_grants (client_id);
+  CREATE TABLE oauth_codes (
+    code_hash TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(client_id),
+    redirect_uri TEXT NOT NULL,
+    code_challenge TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    tier TEXT NOT NULL CHECK (tier IN ('read','write','admin')),
+    brains TEXT NOT NULL,
+    tools TEXT,
+    proof_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT,
+    grant_id TEXT REFERENCES oauth_grants(id)
+  );
+  CREATE INDEX oauth_codes_client ON oauth_codes (client_id);
+  CREATE TABLE oauth_refresh_tokens (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    grant_id TEXT NOT NULL REFERENCES oauth_grants(id),
+    access_token_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  );
+  CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id);
+  CREATE TABLE oauth_pairing_codes (
+    id TEXT PRIMARY KEY,
+    code_hash TEXT NOT NULL UNIQUE,
+    tier TEXT NOT NULL CHECK (tier IN ('read','write','admin')),
+    brains TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  );
+  `,
+  // 17: what engram keeps to reach upstream MCP servers that require OAuth
+  // (docs/upstream.md#oauth-upstreams): one row per server, the client registration and tokens
+  // sealed (AES-256-GCM) by the caller, what discovery found, where the login stands, and the
+  // lease one process holds while it refreshes the tokens.
+  `
+  CREATE TABLE upstream_credentials (
+    server TEXT PRIMARY KEY COLLATE NOCASE,
+    key_id TEXT,
+    client TEXT,
+    client_kind TEXT CHECK (client_kind IN ('dynamic','metadata_document')),
+    tokens TEXT,
+    expires_at TEXT,
+    refreshable INTEGER NOT NULL DEFAULT 0,
+    scope TEXT,
+    required_scope TEXT,
+    discovery TEXT,
+    status TEXT NOT NULL DEFAULT 'needs_login'
+      CHECK (status IN ('logged_in','needs_login','refresh_failing')),
+    detail TEXT,
+    logged_in_at TEXT,
+    refreshed_at TEXT,
+    lease_holder TEXT,
+    lease_expires_at TEXT,
+    updated_at TEXT NOT NULL
+  );
+  `,
+  // 18: the operator flag (docs/console.md#upstream-servers): an admin token made by `engram
+  // tokens create --operator` may approve and revoke upstream capabilities in the web console.
+  // Every existing token is not one.
+  `
+  ALTER TABLE tokens ADD COLUMN operator INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1));
+  `,
 ];
 
 /** Brings the schema to the newest version; safe when several processes start at once. */

@@ -2,29 +2,13 @@
 import type {
   ApprovalKey,
   ApprovalStore,
-  ApprovedKind,
   CapabilityApproval,
   CapabilitySighting,
   SeenCapability,
 } from "../../core/ports/approval_store.ts";
-import type { Tier } from "../../core/types.ts";
+import { type PinRow, toApproval } from "../shared/approval_rows.ts";
 import type { Prepares } from "./database.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
-
-interface PinRow {
-  server: string;
-  kind: ApprovedKind;
-  name: string;
-  state: "approved" | "revoked";
-  pin: string;
-  definition: string;
-  identity: string;
-  expose_tier: Tier | null;
-  expose_as: string | null;
-  approved_by: string | null;
-  approved_at: string;
-  revoked_at: string | null;
-}
 
 const ORDER = "ORDER BY server COLLATE NOCASE, kind, name";
 
@@ -138,10 +122,4 @@ function findPin(db: Prepares, key: ApprovalKey): CapabilityApproval | null {
     "SELECT * FROM capability_pins WHERE server = ? AND kind = ? AND name = ?",
   ).get(key.server, key.kind, key.name) as PinRow | undefined;
   return row ? toApproval(row) : null;
-}
-
-function toApproval(r: PinRow): CapabilityApproval {
-  // expose_as is left out when unset, as in approvals read from a lockfile.
-  const { expose_as, ...rest } = r;
-  return { ...rest, definition: JSON.parse(r.definition), ...(expose_as ? { expose_as } : {}) };
 }

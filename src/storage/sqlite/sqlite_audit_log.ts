@@ -15,6 +15,7 @@ import type { AuditEntry } from "../../core/types.ts";
 import { auditDrops } from "./audit_drops.ts";
 import { AuditWriter } from "./audit_writer.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
+import { type OperatorRow, toOperatorAction } from "../shared/audit_rows.ts";
 
 /** The audit kind of operator actions. */
 const OPERATOR_KIND = "operator";
@@ -66,22 +67,13 @@ export class SqliteAuditLog implements AuditSink, AuditReader, TraceSink, TraceR
   }
 
   async *operatorActions(since: string): AsyncIterable<OperatorActionRecord> {
-    const rows = pages<{ at: string; client_id: string; name: string; detail: string | null }>(
+    const rows = pages<OperatorRow>(
       this.#conn,
       `SELECT rowid, at, client_id, name, detail FROM audit
         WHERE at >= ? AND kind = '${OPERATOR_KIND}'`,
       [since],
     );
-    for await (const row of rows) {
-      const detail = JSON.parse(row.detail ?? "{}") as { server?: string; changes?: string[] };
-      yield {
-        at: row.at,
-        user: row.client_id,
-        command: row.name,
-        server: detail.server ?? null,
-        changes: detail.changes ?? [],
-      };
-    }
+    for await (const row of rows) yield toOperatorAction(row);
   }
 
   auditDrops(since: string): Promise<AuditDrops> {

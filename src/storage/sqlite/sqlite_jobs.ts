@@ -4,7 +4,8 @@
  * unit of work exists only if the unit commits.
  */
 import type { JobInput, JobQueue } from "../../core/ports/job_queue.ts";
-import type { JobRecord, JobStatus } from "../../core/types.ts";
+import type { JobRecord } from "../../core/types.ts";
+import { toJob } from "../shared/job_rows.ts";
 import type { Prepares } from "./database.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 
@@ -139,20 +140,4 @@ export class SqliteJobQueue implements JobQueue {
 function getJob(db: Prepares, id: string): JobRecord | null {
   const row = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);
   return row ? toJob(row) : null;
-}
-
-function toJob(r: Record<string, unknown>): JobRecord {
-  return {
-    id: r.id as string,
-    kind: r.kind as string,
-    brain_id: r.brain_id as string,
-    status: r.status as JobStatus,
-    payload: JSON.parse(r.payload as string),
-    result: r.result ? JSON.parse(r.result as string) : null,
-    error: (r.error as string | null) ?? null,
-    attempts: r.attempts as number,
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-    finished_at: (r.finished_at as string | null) ?? null,
-  };
 }

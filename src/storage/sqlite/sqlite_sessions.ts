@@ -1,7 +1,8 @@
 /** @module The SessionStore port over SQLite: conversation sessions and their messages. */
 import { EngramError } from "../../core/errors.ts";
 import type { NewMessage, SessionStore } from "../../core/ports/session_store.ts";
-import type { SessionMessageRecord, SessionRecord, StoredMessage } from "../../core/types.ts";
+import type { SessionRecord, StoredMessage } from "../../core/types.ts";
+import { toMessage, toSession } from "../shared/session_rows.ts";
 import type { Prepares } from "./database.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 
@@ -42,33 +43,6 @@ export class SqliteSessionStore implements SessionStore {
   messageCount(sessionId: string): Promise<number> {
     return this.#conn.read(() => messageCount(this.#conn, sessionId));
   }
-}
-
-function toSession(r: Record<string, unknown>): SessionRecord {
-  return {
-    id: r.id as string,
-    brain_id: r.brain_id as string,
-    client_id: (r.client_id as string | null) ?? null,
-    actor_id: (r.actor_id as string | null) ?? null,
-    started_at: r.started_at as string,
-    ended_at: (r.ended_at as string | null) ?? null,
-    metadata: JSON.parse(r.metadata as string),
-  };
-}
-
-function toMessage(r: Record<string, unknown>): StoredMessage {
-  const m: StoredMessage = {
-    id: r.id as string,
-    session_id: r.session_id as string,
-    role: r.role as SessionMessageRecord["role"],
-    content: r.content as string,
-    created_at: r.created_at as string,
-    seq: r.seq as number,
-    metadata: JSON.parse(r.metadata as string),
-  };
-  // The wire record has no `name: null`; an absent name is absent.
-  if (r.name !== null && r.name !== undefined) m.name = r.name as string;
-  return m;
 }
 
 /** Inserts a session; `conflict` when its id is taken. */

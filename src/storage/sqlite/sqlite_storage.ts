@@ -17,9 +17,11 @@ import { SqliteConnection } from "./sqlite_connection.ts";
 import { SqliteDocumentStore } from "./sqlite_documents.ts";
 import { SqliteJobQueue } from "./sqlite_jobs.ts";
 import { SqliteLockStore } from "./sqlite_locks.ts";
+import { SqliteOAuthStore } from "./oauth/sqlite_oauth.ts";
 import { SqliteSearchIndex } from "./sqlite_search_index.ts";
 import { SqliteSessionStore } from "./sqlite_sessions.ts";
 import { SqliteTokenStore } from "./sqlite_tokens.ts";
+import { SqliteUpstreamCredentialStore } from "./sqlite_upstream_credentials.ts";
 import { SqliteUpstreamStore } from "./sqlite_upstreams.ts";
 import { SqliteVectorIndex } from "./sqlite_vectors.ts";
 
@@ -44,7 +46,9 @@ export class SqliteStorage implements Storage {
   readonly sessions: SqliteSessionStore;
   readonly locks: SqliteLockStore;
   readonly tokens: SqliteTokenStore;
+  readonly oauth: SqliteOAuthStore;
   readonly upstreams: SqliteUpstreamStore;
+  readonly upstreamCredentials: SqliteUpstreamCredentialStore;
   readonly approvals: SqliteApprovalStore;
   readonly audit: SqliteAuditLog;
   /** Traces share the audit log's batched writer. */
@@ -64,7 +68,9 @@ export class SqliteStorage implements Storage {
     this.sessions = new SqliteSessionStore(conn);
     this.locks = new SqliteLockStore(conn);
     this.tokens = new SqliteTokenStore(conn);
+    this.oauth = new SqliteOAuthStore(conn);
     this.upstreams = new SqliteUpstreamStore(conn);
+    this.upstreamCredentials = new SqliteUpstreamCredentialStore(conn);
     this.approvals = new SqliteApprovalStore(conn);
     this.audit = new SqliteAuditLog(conn, { logger: options.logger });
     this.traces = this.audit;

@@ -1,9 +1,15 @@
 /**
- * @module The TokenStore port over SQLite: the `tokens` table (migration 5). Every HTTP request
- * verifies its bearer token, so found rows are cached by hash until the database changes.
+ * @module The TokenStore port over SQLite: the `tokens` table (migration 5; expiry, audience and
+ * OAuth client: migration 16; the operator flag: migration 18). Every HTTP request verifies its bearer token, so found rows are
+ * cached by hash until the database changes.
  */
-import type { StoredToken, TokenRecord, TokenStore } from "../../core/ports/token_store.ts";
-import type { Tier } from "../../core/types.ts";
+import type {
+  ListedToken,
+  StoredToken,
+  TokenRecord,
+  TokenStore,
+} from "../../core/ports/token_store.ts";
+import { RECORD_COLUMNS, type TokenRow, toTokenRecord } from "../shared/token_rows.ts";
 import type { Prepares } from "./database.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 import { StampedCache } from "./stamped_cache.ts";
@@ -24,8 +30,17 @@ export class SqliteTokenStore implements TokenStore {
     });
   }
 
-  listTokens(): Promise<TokenRecord[]> {
-    return this.#conn.read(() => listTokens(this.#conn));
+  listTokens(): Promise<ListedToken[]> {
+    return this.#conn.read(() => listTokensWithClients(this.#conn));
+  }
+
+  findToken(id: string): Promise<TokenRecord | null> {
+    return this.#conn.read(() => {
+      const row = this.#conn.prepare(`SELECT ${RECORD_COLUMNS} FROM tokens WHERE id = ?`).get(id) as
+        | TokenRow
+        | undefined;
+      return row ? toTokenRecord(row) : null;
+    });
   }
 
   findTokenByHash(hash: string): Promise<StoredToken | null> {
@@ -51,41 +66,11 @@ export class SqliteTokenStore implements TokenStore {
   }
 }
 
-const RECORD_COLUMNS =
-  "id, client_id, tier, brains, tools, prefix, created_at, last_used_at, revoked_at";
-
-interface TokenRow {
-  id: string;
-  client_id: string;
-  tier: string;
-  brains: string;
-  tools: string | null;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  token_hash?: string;
-}
-
-function toRecord(row: TokenRow): TokenRecord {
-  return {
-    id: row.id,
-    client_id: row.client_id,
-    tier: row.tier as Tier,
-    brains: row.brains === "*" ? "*" : JSON.parse(row.brains) as string[],
-    tools: row.tools === null ? null : JSON.parse(row.tools) as string[],
-    prefix: row.prefix,
-    created_at: row.created_at,
-    last_used_at: row.last_used_at,
-    revoked_at: row.revoked_at,
-  };
-}
-
-/** Inserts a token row. */
-function insertToken(db: Prepares, token: StoredToken): void {
+/** Inserts a token row (the OAuth store inserts the access tokens it issues through it too). */
+export function insertToken(db: Prepares, token: StoredToken): void {
   db.prepare(
-    `INSERT INTO tokens (id, client_id, tier, brains, tools, token_hash, prefix, created_at, last_used_at, revoked_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO tokens (id, client_id, tier, brains, tools, token_hash, prefix, created_at, last_used_at, revoked_at, expires_at, audience, oauth_client_id, operator)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     token.id,
     token.client_id,
@@ -97,20 +82,35 @@ function insertToken(db: Prepares, token: StoredToken): void {
     token.created_at,
     token.last_used_at,
     token.revoked_at,
+    token.expires_at,
+    token.audience,
+    token.oauth_client_id,
+    token.operator === true ? 1 : 0,
   );
 }
 
 /** Every token, oldest first. */
 function listTokens(db: Prepares): TokenRecord[] {
   return (db.prepare(`SELECT ${RECORD_COLUMNS} FROM tokens ORDER BY created_at, rowid`)
-    .all() as unknown as TokenRow[]).map(toRecord);
+    .all() as unknown as TokenRow[]).map(toTokenRecord);
+}
+
+/** Every token, oldest first, with its OAuth client's name. */
+function listTokensWithClients(db: Prepares): ListedToken[] {
+  const columns = RECORD_COLUMNS.split(", ").map((c) => `t.${c}`).join(", ");
+  const rows = db.prepare(
+    `SELECT ${columns}, c.client_name AS oauth_client_name FROM tokens t
+     LEFT JOIN oauth_clients c ON c.client_id = t.oauth_client_id
+     ORDER BY t.created_at, t.rowid`,
+  ).all() as unknown as (TokenRow & { oauth_client_name: string | null })[];
+  return rows.map((row) => ({ ...toTokenRecord(row), oauth_client_name: row.oauth_client_name }));
 }
 
 /** The token with this hash, or null. */
 function findTokenByHash(db: Prepares, hash: string): StoredToken | null {
   const row = db.prepare(`SELECT ${RECORD_COLUMNS}, token_hash FROM tokens WHERE token_hash = ?`)
     .get(hash) as TokenRow | undefined;
-  return row ? { ...toRecord(row), token_hash: row.token_hash! } : null;
+  return row ? { ...toTokenRecord(row), token_hash: row.token_hash! } : null;
 }
 
 /** Revokes `id` unless already revoked; run in a transaction so the re-read sees the same state. */
@@ -122,11 +122,11 @@ function revokeToken(
   const revoked = db.prepare(
     `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${RECORD_COLUMNS}`,
   ).get(at, id) as TokenRow | undefined;
-  if (revoked) return { token: toRecord(revoked), revokedNow: true };
+  if (revoked) return { token: toTokenRecord(revoked), revokedNow: true };
   const row = db.prepare(`SELECT ${RECORD_COLUMNS} FROM tokens WHERE id = ?`).get(id) as
     | TokenRow
     | undefined;
-  return row ? { token: toRecord(row), revokedNow: false } : null;
+  return row ? { token: toTokenRecord(row), revokedNow: false } : null;
 }
 
 /** Records a use, unless another request (maybe in another process) recorded one after `olderThan`. */

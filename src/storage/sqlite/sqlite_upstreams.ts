@@ -12,20 +12,7 @@ import type {
   UpstreamStore,
 } from "../../core/ports/upstream_store.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
-
-interface UpstreamRow {
-  name: string;
-  definition: string | null;
-  origin: string | null;
-  imported_from: string | null;
-  enabled: number | null;
-  client_consent: string | null;
-  last_status: string | null;
-  last_error: string | null;
-  last_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import { toTrustedKey, toUpstream, type UpstreamRow } from "../shared/upstream_rows.ts";
 
 /** Upstream-server state over one connection. */
 export class SqliteUpstreamStore implements UpstreamStore {
@@ -38,7 +25,7 @@ export class SqliteUpstreamStore implements UpstreamStore {
   listUpstreams(): Promise<UpstreamRecord[]> {
     return this.#conn.read(() =>
       (this.#conn.prepare("SELECT * FROM upstream_servers ORDER BY name COLLATE NOCASE")
-        .all() as unknown as UpstreamRow[]).map(toRecord)
+        .all() as unknown as UpstreamRow[]).map(toUpstream)
     );
   }
 
@@ -164,26 +151,6 @@ export class SqliteUpstreamStore implements UpstreamStore {
     const row = this.#conn.prepare("SELECT * FROM upstream_servers WHERE name = ?").get(name) as
       | UpstreamRow
       | undefined;
-    return row ? toRecord(row) : null;
+    return row ? toUpstream(row) : null;
   }
-}
-
-function toRecord(r: UpstreamRow): UpstreamRecord {
-  return {
-    name: r.name,
-    definition: r.definition === null ? null : JSON.parse(r.definition),
-    origin: r.origin as UpstreamRecord["origin"],
-    imported_from: r.imported_from,
-    enabled: r.enabled === null ? null : r.enabled === 1,
-    client_consent: r.client_consent as UpstreamConsent | null,
-    last: r.last_status === null
-      ? null
-      : { status: r.last_status, error: r.last_error, at: r.last_at! },
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
-
-function toTrustedKey(r: TrustedReviewKey): TrustedReviewKey {
-  return { key: r.key, file: r.file, added_by: r.added_by, added_at: r.added_at };
 }

@@ -10,6 +10,7 @@ import type { VectorIndex, VectorQuery } from "../../core/ports/vector_index.ts"
 import type { SearchHit } from "../../core/types.ts";
 import type { Prepares } from "./database.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
+import { toVectorHit } from "../shared/vector_rows.ts";
 
 /** Chunk vectors over one connection. */
 export class SqliteVectorIndex implements VectorIndex {
@@ -133,19 +134,7 @@ function hitsFor(db: Prepares, best: { rowid: number; score: number }[]): Search
     // Gone only if another process re-chunked the document between the two reads.
     const r = byRowid.get(b.rowid);
     if (!r) continue;
-    hits.push({
-      score: Math.round(b.score * 1e6) / 1e6,
-      path: r.path as string,
-      content: r.body as string,
-      document_id: r.document_id as string,
-      chunk_id: r.chunk_id as string,
-      title: r.title as string,
-      brain_id: r.brain_id as string,
-      metadata: JSON.parse(r.metadata as string),
-      highlights: [],
-      heading_path: r.headings ? (r.headings as string).split(" › ") : [],
-      updated_at: r.updated_at as string,
-    });
+    hits.push(toVectorHit(r, b.score));
   }
   return hits;
 }

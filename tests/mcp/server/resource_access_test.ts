@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { ResourceUpdatedNotificationSchema, Server } from "../../../src/mcp/sdk.ts";
+import { ResourceUpdatedNotificationSchema } from "../../../src/mcp/sdk.ts";
 import { Client, InMemoryTransport } from "../../../src/mcp/sdk_client.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
 import type { CallerContext } from "../../../src/core/types.ts";
 import { registerResources } from "../../../src/mcp/server/resources/resources.ts";
 import { registerSubscriptions } from "../../../src/mcp/server/resources/subscriptions.ts";
+import { SessionServer } from "../../../src/mcp/server/session/session_server.ts";
 import { ADMIN, collectNotifications, openService, tempDir } from "../../helpers.ts";
 
 /** A client of a server that has only the resource handlers, for a caller limited to `default`. */
@@ -16,7 +17,7 @@ async function limitedSession(dir: string) {
     tier: "read",
     brains: ["default"],
   };
-  const server = new Server(
+  const server = new SessionServer(
     { name: "engram", version: "test" },
     { capabilities: { resources: { subscribe: true } } },
   );

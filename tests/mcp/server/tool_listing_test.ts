@@ -29,11 +29,12 @@ Deno.test("a property named like a keyword stays in the listed output schema", (
     tier: "read",
     description: "probe",
     input: z.object({}),
-    output: z.object({
-      pattern: z.string().min(1),
-      default: z.number().max(3),
-      items: z.array(z.string().max(5)).max(2),
-    }),
+    output: () =>
+      z.object({
+        pattern: z.string().min(1),
+        default: z.number().max(3),
+        items: z.array(z.string().max(5)).max(2),
+      }),
     annotations: READ_ONLY,
     run: () => Promise.resolve({ pattern: "x", default: 1, items: [] as string[] }),
     summary: () => "probe",

@@ -15,7 +15,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import type { Tier } from "../../../src/core/types.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
 import { CLI_CALLER, createJobRunner, openRuntime, sessionDeps } from "../../../src/cli/runtime.ts";
-import { createMcpServer } from "../../../src/mcp/server/factory.ts";
+import { createSessionServer } from "../../../src/mcp/server/factory.ts";
 import { TOOL_ERROR_META } from "../../../src/mcp/server/tool_error.ts";
 import { MEMORY_TOOLS } from "../../../src/mcp/server/tools/index.ts";
 import { connectLikeAClient, tempDir, toolError } from "../../helpers.ts";
@@ -403,7 +403,7 @@ async function session(dir: string, tier: Tier) {
   });
   const runtime = await openRuntime(config);
   const jobs = createJobRunner(runtime, { config, logger: silentLogger });
-  const server = createMcpServer({
+  const server = createSessionServer({
     ...sessionDeps(runtime, { config, logger: silentLogger, cwd: dir, jobs }),
     caller: { clientId: "contract", transport: "stdio", tier, brains: "*" },
   });

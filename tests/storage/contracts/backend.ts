@@ -17,6 +17,7 @@ import assert from "node:assert/strict";
 import { EngramError, type ErrorCode } from "../../../src/core/errors.ts";
 import type { BrainStore } from "../../../src/core/ports/brain_store.ts";
 import type { DocumentStore } from "../../../src/core/ports/document_store.ts";
+import type { StoredOAuthClient } from "../../../src/core/ports/oauth_store.ts";
 import type { NewMessage } from "../../../src/core/ports/session_store.ts";
 import type { Storage } from "../../../src/core/ports/storage.ts";
 import type { StoredToken } from "../../../src/core/ports/token_store.ts";
@@ -238,7 +239,27 @@ export function tokenOf(extra: Partial<StoredToken> = {}): StoredToken {
     created_at: EPOCH,
     last_used_at: null,
     revoked_at: null,
+    expires_at: null,
+    audience: null,
+    oauth_client_id: null,
     token_hash: crypto.randomUUID().replaceAll("-", "").repeat(2),
+    ...extra,
+  };
+}
+
+/** A registered public OAuth client (no secret). */
+export function oauthClientOf(extra: Partial<StoredOAuthClient> = {}): StoredOAuthClient {
+  return {
+    client_id: uid("oac"),
+    client_name: "Connector",
+    redirect_uris: ["https://claude.ai/api/mcp/auth_callback"],
+    token_endpoint_auth_method: "none",
+    kind: "registered",
+    created_at: EPOCH,
+    last_used_at: null,
+    grant_types: ["authorization_code", "refresh_token"],
+    secret_hash: null,
+    fetched_at: null,
     ...extra,
   };
 }

@@ -1,6 +1,16 @@
-/** @module The TokenStore contract: token rows by hash, revoked once, touched with a throttle. */
+/**
+ * @module The TokenStore contract: token rows by hash, revoked once, touched with a throttle; an
+ * OAuth access token's expiry, audience and client kept, and the client's name in listings.
+ */
 import assert from "node:assert/strict";
-import { type ContractBackend, newBrain, tokenOf, withBrain } from "./backend.ts";
+import {
+  type ContractBackend,
+  EPOCH,
+  newBrain,
+  oauthClientOf,
+  tokenOf,
+  withBrain,
+} from "./backend.ts";
 
 /** Registers the TokenStore cases for `backend`. */
 export function tokenStoreContract(backend: ContractBackend): void {
@@ -20,7 +30,10 @@ export function tokenStoreContract(backend: ContractBackend): void {
     const listed = await f.storage.tokens.listTokens();
     const { token_hash: _a, ...scopedRecord } = scoped;
     const { token_hash: _b, ...allRecord } = all;
-    assert.deepEqual(listed, [scopedRecord, allRecord]);
+    assert.deepEqual(listed, [
+      { ...scopedRecord, oauth_client_name: null },
+      { ...allRecord, oauth_client_name: null },
+    ]);
     for (const t of listed) assert.ok(!("token_hash" in t), "no hash in a listing");
   });
 
@@ -123,5 +136,60 @@ export function tokenStoreContract(backend: ContractBackend): void {
     await f.storage.tokens.touchToken("tok_unknown", "2030-01-01T10:02:00.000Z", {
       olderThan: "2030-01-01T10:01:00.000Z",
     });
+  });
+
+  test("an OAuth access token keeps its expiry, audience and client; listings add the client's name", async () => {
+    await using f = await withBrain(backend);
+    // The name is the client's own untrusted text: kept exactly, escaping is the display's job.
+    const client = oauthClientOf({ client_name: "Claude \u001b[31m<b>&" });
+    await f.storage.oauth.insertClient(client);
+    const oauth = tokenOf({
+      client_id: client.client_id,
+      expires_at: "2030-01-01T01:00:00.000Z",
+      audience: "https://memory.example.com/mcp",
+      oauth_client_id: client.client_id,
+    });
+    const plain = tokenOf({ created_at: "2030-01-02T00:00:00.000Z" });
+    await f.storage.tokens.insertToken(oauth);
+    await f.storage.tokens.insertToken(plain);
+    assert.deepEqual(await f.storage.tokens.findTokenByHash(oauth.token_hash), oauth);
+    const { token_hash: _, ...record } = oauth;
+    assert.deepEqual(await f.storage.tokens.findToken(oauth.id), record);
+    const listed = await f.storage.tokens.listTokens();
+    assert.deepEqual(listed.map((t) => [t.id, t.oauth_client_id, t.oauth_client_name]), [
+      [oauth.id, client.client_id, "Claude \u001b[31m<b>&"],
+      [plain.id, null, null],
+    ]);
+    assert.equal(listed[0].expires_at, "2030-01-01T01:00:00.000Z");
+    assert.equal(listed[0].audience, "https://memory.example.com/mcp");
+  });
+
+  test("the operator flag is kept on the token that has it and absent from every other", async () => {
+    await using f = await withBrain(backend);
+    const operator = tokenOf({ tier: "admin", operator: true });
+    const plain = tokenOf({ tier: "admin", created_at: "2030-01-02T00:00:00.000Z" });
+    await f.storage.tokens.insertToken(operator);
+    await f.storage.tokens.insertToken(plain);
+    assert.deepEqual(await f.storage.tokens.findTokenByHash(operator.token_hash), operator);
+    const { token_hash: _, ...record } = operator;
+    assert.deepEqual(await f.storage.tokens.findToken(operator.id), record);
+    const found = (await f.storage.tokens.findTokenByHash(plain.token_hash))!;
+    assert.ok(!("operator" in found), "no operator key on a token without the flag");
+    const listed = await f.storage.tokens.listTokens();
+    assert.deepEqual(listed.map((t) => [t.id, t.operator]), [
+      [operator.id, true],
+      [plain.id, undefined],
+    ]);
+    const revoked = await f.storage.tokens.revokeToken(operator.id, "2030-01-03T00:00:00.000Z");
+    assert.equal(revoked?.token.operator, true, "revoking keeps the flag on the record");
+  });
+
+  test("findToken finds a token by id, revoked or not; an unknown id is null", async () => {
+    await using f = await withBrain(backend);
+    const token = tokenOf({ revoked_at: EPOCH });
+    await f.storage.tokens.insertToken(token);
+    assert.equal((await f.storage.tokens.findToken(token.id))?.revoked_at, EPOCH);
+    assert.ok(!("token_hash" in (await f.storage.tokens.findToken(token.id))!), "never the hash");
+    assert.equal(await f.storage.tokens.findToken("tok_unknown"), null);
   });
 }

@@ -130,6 +130,9 @@ Deno.test("a version-1 database is upgraded and its existing words become prefix
       DROP TABLE document_deletions;
       DROP TABLE document_provenance;
       DROP TABLE trusted_review_keys;
+      DROP TABLE oauth_codes; DROP TABLE oauth_refresh_tokens; DROP TABLE oauth_grants;
+      DROP TABLE oauth_pairing_codes; DROP TABLE oauth_clients;
+      DROP TABLE upstream_credentials;
       ALTER TABLE audit DROP COLUMN detail;
       PRAGMA user_version = 1;
     `);

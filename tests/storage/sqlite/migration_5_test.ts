@@ -34,6 +34,10 @@ Deno.test("migration 5: a schema-4 database gains an empty tokens table with a u
       "last_used_at",
       "revoked_at",
       "tools",
+      "expires_at",
+      "audience",
+      "oauth_client_id",
+      "operator",
     ]);
     const unique = storage.connection.db.prepare("PRAGMA index_list(tokens)").all().filter((i) =>
       i.unique

@@ -209,6 +209,9 @@ Deno.test("read caches: writes no cache reads (sessions, jobs, locks, vectors, u
     created_at: "2030-01-01T00:00:00.000Z",
     last_used_at: null,
     revoked_at: null,
+    expires_at: null,
+    audience: null,
+    oauth_client_id: null,
   });
   const hits = await s.storage.search.search(query(s.brain.id, "heron"));
   const [brain] = await s.storage.brains.listBrains();

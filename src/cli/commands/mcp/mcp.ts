@@ -6,6 +6,10 @@ import { type CommandSpec, usageError } from "../../args.ts";
 import type { CommandContext } from "../../context.ts";
 import { groupHelpText, type GroupSpec, unknownSubcommand } from "../../group_help.ts";
 import { MCP_APPROVALS_SPEC, mcpApprovals } from "./approvals.ts";
+import { mcpAuth } from "./auth/auth.ts";
+import { MCP_AUTH_LOGIN_SPEC } from "./auth/login.ts";
+import { MCP_AUTH_LOGOUT_SPEC } from "./auth/logout.ts";
+import { MCP_AUTH_STATUS_SPEC } from "./auth/status.ts";
 import { MCP_CALL_SPEC, MCP_READ_RESOURCE_SPEC, mcpCall, mcpReadResource } from "./call.ts";
 import { MCP_COMPILE_SPEC, mcpCompileResource } from "./compile.ts";
 import { MCP_DISCOVER_SPEC, mcpDiscover } from "./discover.ts";
@@ -45,6 +49,9 @@ const MCP_GROUP: GroupSpec = {
     MCP_CALL_SPEC,
     MCP_READ_RESOURCE_SPEC,
     MCP_GET_PROMPT_SPEC,
+    MCP_AUTH_LOGIN_SPEC,
+    MCP_AUTH_STATUS_SPEC,
+    MCP_AUTH_LOGOUT_SPEC,
     MCP_APPROVALS_SPEC,
     MCP_EXPOSURE_SPEC,
     MCP_COMPILE_SPEC,
@@ -110,6 +117,8 @@ export async function mcpCommand(argv: string[], ctx: CommandContext): Promise<n
       return await mcpReadResource(rest, ctx);
     case "get-prompt":
       return await mcpGetPrompt(rest, ctx);
+    case "auth":
+      return await mcpAuth(rest, ctx);
     case "approvals":
       return await mcpApprovals(rest, ctx);
     case "exposure":

@@ -5,6 +5,7 @@
  * of sandbox, network and cwd (asked on a terminal, the flags off one, where `--yes` is needed);
  * 3. the command added to the server's allowlist and the launch signed with the operator's review
  * key (review_keys_trust.ts); 4. consent, enable, and a start with the doctor's live checks — a
+ * remote server that needs an OAuth login is logged in to on a terminal (auth/review_login.ts), a
  * failed start leaves it disabled; 5. its capabilities listed, the picked ones approved and
  * exposed (review_pick.ts). Steps 1–3 are for stdio servers. Every change is an operator action
  * in the audit log. A server the config file defines is never edited: review prints the lines to
@@ -31,6 +32,7 @@ import { stdinLines } from "../../stdin_lines.ts";
 import {
   reviewServers,
   trustedKeysOf,
+  upstreamOAuth,
   type UpstreamSetup,
   withUpstreams,
 } from "../../upstreams.ts";
@@ -50,6 +52,7 @@ import {
   printCapabilities,
 } from "./review_pick.ts";
 import { signStep, stateStep } from "./review_sign.ts";
+import { reviewLogin } from "./auth/review_login.ts";
 
 /** Usage of `engram mcp review`. */
 export const MCP_REVIEW_SPEC: CommandSpec = {
@@ -286,14 +289,39 @@ async function startAndPick(
   const keys = countedReviewKeys(u0.config.mcp.review_keys, await trustedKeysOf(u0.runtime)).keys;
   const u: UpstreamSetup = { ...u0, catalog, facts: { ...u0.facts!, reviewKeys: keys } };
   const entry = findEntry(catalog, name);
-  const [live] = await liveDoctor([entry.config], {
-    facts: u.facts!,
-    timeoutMs: u.config.mcp.request_timeout_ms,
-    maxResultBytes: u.config.mcp.max_result_bytes,
-    signal: o.signal,
-  });
-  if (o.signal.aborted) throw new EngramError("provider_unavailable", String(o.signal.reason));
+  const oauth = upstreamOAuth(u.runtime, u.config, o.ctx.env);
+  const start = async () => {
+    const [report] = await liveDoctor([entry.config], {
+      facts: u.facts!,
+      timeoutMs: u.config.mcp.request_timeout_ms,
+      maxResultBytes: u.config.mcp.max_result_bytes,
+      signal: o.signal,
+      oauth,
+    });
+    if (o.signal.aborted) throw new EngramError("provider_unavailable", String(o.signal.reason));
+    return report;
+  };
+  let live = await start();
   account.steps.push({ step: "start", ok: live.ok, checks: live.checks });
+  const login = live.checks.find((c) => c.oauth === "needs_login");
+  if (login && entry.config.transport !== "stdio") {
+    const outcome = await reviewLogin(u, entry.config, {
+      ctx: o.ctx,
+      oauth,
+      say,
+      json: o.args.values.json === true,
+      yes: o.args.values.yes === true,
+      read: o.read,
+      signal: o.signal,
+      audit: s.audit,
+      why: login.detail,
+    });
+    account.steps.push(outcome.account);
+    if (outcome.loggedIn) {
+      live = await start();
+      account.steps.push({ step: "start", ok: live.ok, checks: live.checks });
+    }
+  }
   if (!live.ok) {
     const failed = live.checks.find((c) => c.status === "fail")!;
     say(`4. ${name} did not start: ${failed.check} failed: ${failed.detail}`);

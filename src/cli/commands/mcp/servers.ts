@@ -60,7 +60,7 @@ export const MCP_REMOVE_SPEC: CommandSpec = {
   name: "mcp remove",
   usage: "engram mcp remove NAME",
   summary:
-    "Remove an imported (or marketplace) upstream server and its state. A server the config file defines is removed by editing the file; when its entry overrides an imported server of the same name, the imported one is removed.",
+    "Remove an imported (or marketplace) upstream server and its state, its OAuth login included. A server the config file defines is removed by editing the file; when its entry overrides an imported server of the same name, the imported one is removed.",
   options: {},
   positionals: [1, 1],
 };
@@ -216,8 +216,17 @@ export async function mcpRemove(argv: string[], ctx: CommandContext): Promise<nu
       );
     }
     await u.runtime.upstreams.removeUpstream(entry.config.name);
-    await record([`removed the ${storedKind(entry.origin)} entry`]);
-    ctx.out.line(`removed upstream server ${entry.config.name} (${entry.origin})`);
+    // Its OAuth login goes with it: a later server of the same name must log in anew.
+    const login = await u.runtime.upstreamCredentials.removeCredentials(entry.config.name);
+    await record([
+      `removed the ${storedKind(entry.origin)} entry`,
+      ...(login ? ["forgot its OAuth login (tokens and client registration)"] : []),
+    ]);
+    ctx.out.line(
+      `removed upstream server ${entry.config.name} (${entry.origin})${
+        login ? "; its OAuth login is forgotten" : ""
+      }`,
+    );
     return 0;
   });
 }

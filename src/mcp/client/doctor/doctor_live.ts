@@ -5,19 +5,22 @@
  * run at once, each within its own timeout, so a sick server never holds up the report on the
  * healthy ones: the whole takes about one timeout, however many servers are dead. A stdio server
  * that does not start shows the end of its stderr (escaped) and, when recognised, the common cause
- * and its fix (start_failure.ts).
+ * and its fix (start_failure.ts); a remote server that failed for OAuth's sake — it needs a login,
+ * or its authorization server fails a check of engram's — says so with that fix (doctor_auth.ts).
  */
 import type { McpServerConfig } from "../../../config/mcp_servers.ts";
 import { type EngramError, toEngramError } from "../../../core/errors.ts";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../../sdk.ts";
 import type { LaunchFacts } from "../launch/launch_rules.ts";
 import type { NestedHost } from "../nested/nested_requests.ts";
+import type { ConnectionAuthSource } from "../oauth/connection_auth.ts";
 import {
   type ConnectPhase,
   type ServerIdentity,
   UpstreamConnectError,
 } from "../session/upstream_connection.ts";
 import { UpstreamSession } from "../session/upstream_session.ts";
+import { oauthConnectFailure } from "./doctor_auth.ts";
 import { recogniseStartFailure, stderrTail } from "./start_failure.ts";
 
 /** The live checks, in order. */
@@ -40,6 +43,11 @@ export interface LiveCheck {
   fix: string;
   /** A stdio server that failed to start: the last lines of its stderr, escaped; else absent. */
   stderr?: string[];
+  /**
+   * A remote server that failed for OAuth's sake: `needs_login` (someone must run the login) or
+   * `refused` (its authorization server fails one of engram's checks); else absent.
+   */
+  oauth?: "needs_login" | "refused";
 }
 
 /** One server's live report. */
@@ -60,6 +68,8 @@ export interface LiveDoctorOptions {
   host?: NestedHost;
   /** Aborting it cancels what is in flight upstream and stops every server being checked. */
   signal?: AbortSignal;
+  /** OAuth for the remote servers that require it (the kept tokens); none: headers only. */
+  oauth?: ConnectionAuthSource;
 }
 
 /** Runs the live checks on every server at once. */
@@ -83,6 +93,7 @@ async function checkServer(
     maxResultBytes: options.maxResultBytes,
     requestTimeoutMs: budget,
     host: options.host,
+    ...(options.oauth ? { oauth: options.oauth } : {}),
     backoff: { attempts: 0 },
     // A server that could not answer in time is not waited on to exit politely.
     stopGraceMs: 100,
@@ -129,6 +140,19 @@ function connectFailure(error: EngramError, server: McpServerConfig, doctor: str
     pass(check, check === "launch" ? launched(server) : "answered, with a version engram refuses")
   );
   const stderr = error instanceof UpstreamConnectError ? error.stderr : "";
+  const oauth = phase === "initialize" && server.transport !== "stdio"
+    ? oauthConnectFailure(error, server.name)
+    : null;
+  if (oauth) {
+    checks.push({
+      check: phase,
+      status: "fail",
+      detail: oauth.detail,
+      fix: oauth.fix,
+      oauth: oauth.kind,
+    });
+    return [...checks, ...skipped(at, phase)];
+  }
   const cause = phase === "initialize" ? recogniseStartFailure(stderr, server) : null;
   const tail = server.transport === "stdio" && phase === "initialize" ? stderrTail(stderr) : [];
   const fix = error instanceof UpstreamConnectError && error.blocked
@@ -151,10 +175,17 @@ function connectFailure(error: EngramError, server: McpServerConfig, doctor: str
     fix,
     ...(tail.length ? { stderr: tail } : {}),
   });
-  for (const check of LIVE_CHECKS.slice(at + 1)) {
-    checks.push({ check, status: "skip", detail: `not checked: ${phase} failed`, fix: "" });
-  }
-  return checks;
+  return [...checks, ...skipped(at, phase)];
+}
+
+/** The checks after the one at `at`, skipped because `phase` failed. */
+function skipped(at: number, phase: ConnectPhase): LiveCheck[] {
+  return LIVE_CHECKS.slice(at + 1).map((check) => ({
+    check,
+    status: "skip",
+    detail: `not checked: ${phase} failed`,
+    fix: "",
+  }));
 }
 
 function launched(server: McpServerConfig): string {

@@ -4,7 +4,11 @@
  * prints each PASS/FAIL with its fix); the first failing one blocks the server, and only it.
  */
 import type { EnvSnapshot } from "../../../config/env.ts";
-import type { McpServerConfig, StdioServerConfig } from "../../../config/mcp_servers.ts";
+import type {
+  HttpServerConfig,
+  McpServerConfig,
+  StdioServerConfig,
+} from "../../../config/mcp_servers.ts";
 import type { CommandLocation } from "./command_path.ts";
 import { commandChecks, fail, type LaunchCheck, pass } from "./command_rules.ts";
 import { cwdCheck, resolveCwd } from "./cwd_rule.ts";
@@ -69,6 +73,7 @@ export async function evaluateLaunch(
   }
   const checks = [
     referenceCheck("headers", server.headers, facts.env),
+    referenceCheck("oauth", oauthReferences(server), facts.env),
     consentCheck(server),
     enabledCheck(server),
   ];
@@ -254,8 +259,14 @@ function sandboxCheck(
   );
 }
 
+/** The `${VAR}` references of a server's OAuth settings (the client secret), by key. */
+function oauthReferences(server: HttpServerConfig): Record<string, string> {
+  const secret = server.oauth?.client_secret;
+  return secret === undefined ? {} : { client_secret: secret };
+}
+
 function referenceCheck(
-  field: "env" | "headers",
+  field: "env" | "headers" | "oauth",
   values: Record<string, string>,
   env: EnvSnapshot,
 ): LaunchCheck {

@@ -13,6 +13,7 @@ import { EngramError, toEngramError } from "../../../core/errors.ts";
 import { VERSION } from "../../../version.ts";
 import type { Implementation } from "../../sdk.ts";
 import type { FetchLike } from "../transport/capped_fetch.ts";
+import type { ConnectionAuthSource } from "../oauth/connection_auth.ts";
 import type { LaunchFacts } from "../launch/launch_rules.ts";
 import type { NestedHost } from "../nested/nested_requests.ts";
 import { abortableSleep, backoffDelays, type BackoffOptions } from "./reconnect_backoff.ts";
@@ -50,6 +51,8 @@ export interface DurableOptions {
   elicitationTimeoutMs?: number;
   clientInfo?: Implementation;
   fetch?: FetchLike;
+  /** OAuth for the remote servers that require it. */
+  oauth?: ConnectionAuthSource;
   onStatus?(change: StatusChange): void;
   onEvent?(event: UpstreamEvent): void;
   onElicitationComplete(id: string): void;
@@ -142,6 +145,7 @@ export class DurableConnection {
         stopGraceMs: this.#o.stopGraceMs ?? 500,
         elicitationTimeoutMs: this.#o.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
         fetch: this.#o.fetch,
+        oauth: this.#o.oauth,
         onListChanged: (list) => this.#o.onEvent?.({ kind: "list_changed", list }),
         // Nothing shows an upstream's log messages yet; they are received and dropped.
         onLog: () => {},

@@ -20,6 +20,7 @@ import {
 } from "../../sdk.ts";
 import { Client } from "../../sdk_client.ts";
 import type { FetchLike } from "../transport/capped_fetch.ts";
+import type { ConnectionAuthSource } from "../oauth/connection_auth.ts";
 import {
   closeHttpTransport,
   type HttpClientTransport,
@@ -93,6 +94,8 @@ export interface ConnectionOptions {
   /** How long a person may take to answer one elicitation (`mcp.elicitation_timeout_ms`). */
   elicitationTimeoutMs: number;
   fetch?: FetchLike;
+  /** OAuth for the remote servers that require it; none: static headers only. */
+  oauth?: ConnectionAuthSource;
   onListChanged(list: ChangedList): void;
   onLog(params: { level: string; logger?: string; data: unknown }): void;
   onElicitationComplete(id: string): void;
@@ -155,6 +158,7 @@ export async function openConnection(
       env: options.facts.env,
       maxMessageBytes: options.maxMessageBytes,
       fetch: options.fetch,
+      auth: options.oauth?.connectionAuth(server) ?? undefined,
     });
   }
   let protocolVersion = "";
@@ -256,6 +260,17 @@ async function initializeError(
   },
 ): Promise<UpstreamConnectError> {
   const who = `upstream ${JSON.stringify(name)}`;
+  // engram's own OAuth refusals (a login needed, a check failed: src/mcp/client/oauth/, kept as
+  // the cause) already name the server and the fix.
+  if (error instanceof EngramError && !(context.transport instanceof ProcessTransport)) {
+    return new UpstreamConnectError(
+      error.code === "forbidden" || error.code === "invalid_argument"
+        ? error.code
+        : "provider_unavailable",
+      error.message,
+      { phase: "initialize", cause: error },
+    );
+  }
   const message = errorText(error);
   if (/protocol version is not supported/i.test(message)) {
     return new UpstreamConnectError(

@@ -33,6 +33,7 @@ import {
   type Tool,
 } from "../../sdk.ts";
 import type { FetchLike } from "../transport/capped_fetch.ts";
+import type { ConnectionAuthSource } from "../oauth/connection_auth.ts";
 import type { LaunchFacts } from "../launch/launch_rules.ts";
 import type { NestedHost } from "../nested/nested_requests.ts";
 import type { BackoffOptions } from "./reconnect_backoff.ts";
@@ -82,6 +83,8 @@ export interface UpstreamSessionOptions {
   elicitationWaitMs?: number;
   clientInfo?: Implementation;
   fetch?: FetchLike;
+  /** OAuth for the remote servers that require it (docs/upstream.md#oauth-upstreams). */
+  oauth?: ConnectionAuthSource;
   onStatus?(change: StatusChange): void;
   onEvent?(event: UpstreamEvent): void;
   onCall?(record: CallRecord): void;

@@ -2,15 +2,10 @@
 import { z } from "zod";
 import { LIMITS } from "../../../core/limits.ts";
 import type { Tier } from "../../../core/types.ts";
-import {
-  type BuiltPrompt,
-  dailyBriefing,
-  findConnections,
-  type PromptContext,
-  researchTopic,
-  summarizeDocument,
-  summarizeLocalContext,
-} from "./prompt_builders.ts";
+import type { BuiltPrompt, PromptContext } from "./prompt_builders.ts";
+
+/** The prompt builders, loaded on the first prompts/get (an idle session never needs them). */
+const builders = () => import("./prompt_builders.ts");
 
 /** One prompt argument as prompts/list shows it. */
 export interface PromptArgumentDef {
@@ -53,7 +48,8 @@ export const PROMPTS: readonly PromptDef[] = [
       required: false,
     }],
     input: z.strictObject({ brain, query: z.string().max(LIMITS.queryChars).optional() }),
-    build: (ctx, args) => summarizeLocalContext(ctx, args as { brain?: string; query?: string }),
+    build: async (ctx, args) =>
+      (await builders()).summarizeLocalContext(ctx, args as { brain?: string; query?: string }),
   },
   {
     name: "research_topic",
@@ -66,7 +62,8 @@ export const PROMPTS: readonly PromptDef[] = [
       BRAIN,
     ],
     input: z.strictObject({ topic: z.string().max(LIMITS.queryChars), brain }),
-    build: (ctx, args) => researchTopic(ctx, args as { topic: string; brain?: string }),
+    build: async (ctx, args) =>
+      (await builders()).researchTopic(ctx, args as { topic: string; brain?: string }),
   },
   {
     name: "summarize_document",
@@ -87,7 +84,8 @@ export const PROMPTS: readonly PromptDef[] = [
       (a) => (a.id === undefined) !== (a.path === undefined),
       "give exactly one of id or path",
     ),
-    build: (ctx, args) => summarizeDocument(ctx, args as { id?: string; path?: string }),
+    build: async (ctx, args) =>
+      (await builders()).summarizeDocument(ctx, args as { id?: string; path?: string }),
   },
   {
     name: "find_connections",
@@ -101,7 +99,8 @@ export const PROMPTS: readonly PromptDef[] = [
       BRAIN,
     ],
     input: z.strictObject({ a: ref, b: ref, brain }),
-    build: (ctx, args) => findConnections(ctx, args as { a: string; b: string; brain?: string }),
+    build: async (ctx, args) =>
+      (await builders()).findConnections(ctx, args as { a: string; b: string; brain?: string }),
   },
   {
     name: "daily_briefing",
@@ -122,6 +121,7 @@ export const PROMPTS: readonly PromptDef[] = [
         .pipe(z.number().min(1, "must be at least 1").max(365, "must be at most 365")).default(1),
       brain,
     }),
-    build: (ctx, args) => dailyBriefing(ctx, args as { days: number; brain?: string }),
+    build: async (ctx, args) =>
+      (await builders()).dailyBriefing(ctx, args as { days: number; brain?: string }),
   },
 ];

@@ -4,8 +4,8 @@ import {
   type GetPromptResult,
   ListPromptsRequestSchema,
   type Prompt,
-  type Server,
-} from "../../sdk.ts";
+} from "../session/mcp_protocol.ts";
+import type { SessionServer } from "../session/session_server.ts";
 import type { z } from "zod";
 import { tierAllows } from "../../../core/types.ts";
 import { auditCall, type AuditContext } from "../audit.ts";
@@ -30,7 +30,7 @@ export interface MorePrompts {
 
 /** Registers prompts/list and prompts/get for the prompts the caller's tier allows (and `more`). */
 export function registerPrompts(
-  server: Server,
+  server: SessionServer,
   ctx: AuditContext,
   o: { more?: MorePrompts } = {},
 ): void {

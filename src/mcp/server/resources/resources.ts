@@ -6,8 +6,8 @@ import {
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
-  type Server,
-} from "../../sdk.ts";
+} from "../session/mcp_protocol.ts";
+import type { SessionServer } from "../session/session_server.ts";
 import { auditCall, type AuditContext } from "../audit.ts";
 import { auditCodeOf, resourceNotFound, toMcpError } from "../mcp_errors.ts";
 import { paginate } from "../pagination.ts";
@@ -79,7 +79,7 @@ export interface MoreResources {
 
 /** Registers the resource handlers (subscriptions are in subscriptions.ts), with `more` templates. */
 export function registerResources(
-  server: Server,
+  server: SessionServer,
   deps: ResourceDeps,
   o: { more?: MoreResources } = {},
 ): void {

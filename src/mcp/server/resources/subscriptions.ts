@@ -3,7 +3,8 @@
  * document (by id or path), a brain's listing or the status changes — whether the change came from
  * this session, another session of this process, or (by the change feed's poll) another process.
  */
-import { type Server, SubscribeRequestSchema, UnsubscribeRequestSchema } from "../../sdk.ts";
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "../session/mcp_protocol.ts";
+import type { SessionServer } from "../session/session_server.ts";
 import { EngramError } from "../../../core/errors.ts";
 import type { DocumentChange } from "../../../core/change_feed.ts";
 import type { Logger } from "../../../core/logger.ts";
@@ -27,7 +28,7 @@ export interface SubscriptionDeps {
  * session (call it when the session closes). Any URI may be subscribed to — one that names no
  * engram resource simply never changes.
  */
-export function registerSubscriptions(server: Server, deps: SubscriptionDeps): () => void {
+export function registerSubscriptions(server: SessionServer, deps: SubscriptionDeps): () => void {
   /** Match key → the URIs subscribed under it, as the client wrote them. */
   const subscribed = new Map<string, Set<string>>();
   const brains = new Map<string, Brain | null>();

@@ -1,7 +1,6 @@
 /** @module memory_list_brains, memory_create_brain, memory_reindex. */
 import { z } from "zod";
 import { BrainOnlyInput, CreateBrainInput, ListBrainsInput } from "../../../core/schemas.ts";
-import { BrainSchema, ReindexOutputSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY } from "../tool.ts";
 
 /** Brains the caller may access. */
@@ -11,7 +10,7 @@ export const memoryListBrains = defineTool({
   tier: "read",
   description: "The brains (isolated knowledge bases) this caller may access, oldest first.",
   input: ListBrainsInput,
-  output: z.looseObject({ items: z.array(BrainSchema) }),
+  output: (o) => z.looseObject({ items: z.array(o.BrainSchema) }),
   annotations: READ_ONLY,
   run: async (ctx) => ({ items: await ctx.service.listBrains(ctx.caller) }),
   summary: (r) =>
@@ -28,7 +27,7 @@ export const memoryCreateBrain = defineTool({
   description:
     "Create a brain. slug must match ^[a-z0-9][a-z0-9-]*$ (1..64); when omitted it is generated from the name. visibility: private (default), tenant or public.",
   input: CreateBrainInput,
-  output: BrainSchema,
+  output: (o) => o.BrainSchema,
   annotations: {
     readOnlyHint: false,
     destructiveHint: false,
@@ -48,7 +47,7 @@ export const memoryReindex = defineTool({
   description:
     "Re-chunk every live document of a brain and rebuild its full-text index and links. Content and versions are unchanged.",
   input: BrainOnlyInput,
-  output: ReindexOutputSchema,
+  output: (o) => o.ReindexOutputSchema,
   annotations: ADDITIVE,
   run: (ctx, args) => ctx.service.reindex(ctx.caller, args),
   summary: (r) => `Reindexed ${r.documents} documents into ${r.chunks} chunks in ${r.took_ms} ms`,

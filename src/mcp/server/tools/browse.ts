@@ -1,21 +1,22 @@
 /** @module memory_timeline, memory_backlinks, memory_tags, memory_stats. */
 import { z } from "zod";
 import { BacklinksInput, BrainOnlyInput, TimelineInput } from "../../../core/schemas.ts";
-import { DocumentRecordSchema } from "../output_schemas.ts";
+import type { OutputSchemas } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
-const TimelineOutput = z.looseObject({
-  brain_id: z.string(),
-  items: z.array(z.looseObject({
-    document_id: z.string(),
-    path: z.string(),
-    title: z.string(),
-    version: z.number().int(),
-    commit_sha: z.string(),
-    action: z.enum(["created", "updated", "deleted"]),
-    at: z.string(),
-  })),
-});
+const timelineOutput = () =>
+  z.looseObject({
+    brain_id: z.string(),
+    items: z.array(z.looseObject({
+      document_id: z.string(),
+      path: z.string(),
+      title: z.string(),
+      version: z.number().int(),
+      commit_sha: z.string(),
+      action: z.enum(["created", "updated", "deleted"]),
+      at: z.string(),
+    })),
+  });
 
 /** Recent changes. */
 export const memoryTimeline = defineTool({
@@ -25,7 +26,7 @@ export const memoryTimeline = defineTool({
   description:
     "Recent changes in a brain, newest first: created, updated (one entry per version) and deleted documents. since limits to changes at or after an RFC 3339 time.",
   input: TimelineInput,
-  output: TimelineOutput,
+  output: timelineOutput,
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.timeline(ctx.caller, args),
   summary: (r) =>
@@ -35,16 +36,17 @@ export const memoryTimeline = defineTool({
   brainOf: (r) => r.brain_id,
 });
 
-const BacklinksOutput = z.looseObject({
-  document: DocumentRecordSchema,
-  items: z.array(z.looseObject({
-    document_id: z.string(),
-    path: z.string(),
-    title: z.string(),
-    kind: z.enum(["wiki", "markdown"]),
-    text: z.string(),
-  })),
-});
+const backlinksOutput = (o: OutputSchemas) =>
+  z.looseObject({
+    document: o.DocumentRecordSchema,
+    items: z.array(z.looseObject({
+      document_id: z.string(),
+      path: z.string(),
+      title: z.string(),
+      kind: z.enum(["wiki", "markdown"]),
+      text: z.string(),
+    })),
+  });
 
 /** Documents linking to a document. */
 export const memoryBacklinks = defineTool({
@@ -54,7 +56,7 @@ export const memoryBacklinks = defineTool({
   description:
     "Documents that link to the given one, by [[wiki link]] (matched on title or file name, case-insensitive) or by a relative markdown link resolving to its path.",
   input: BacklinksInput,
-  output: BacklinksOutput,
+  output: backlinksOutput,
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.backlinks(ctx.caller, args),
   summary: (r) =>
@@ -73,10 +75,11 @@ export const memoryTags = defineTool({
   description:
     "Tags used in a brain with the number of live documents carrying each, most used first.",
   input: BrainOnlyInput,
-  output: z.looseObject({
-    brain_id: z.string(),
-    items: z.array(z.object({ tag: z.string(), count: z.number().int() })),
-  }),
+  output: () =>
+    z.looseObject({
+      brain_id: z.string(),
+      items: z.array(z.object({ tag: z.string(), count: z.number().int() })),
+    }),
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.tags(ctx.caller, args),
   summary: (r) =>
@@ -92,17 +95,18 @@ export const memoryStats = defineTool({
   description:
     "Counts for a brain: live and forgotten documents, versions, chunks, bytes, tags, last change.",
   input: BrainOnlyInput,
-  output: z.looseObject({
-    brain_id: z.string(),
-    brain_slug: z.string(),
-    documents: z.number().int(),
-    deleted_documents: z.number().int(),
-    versions: z.number().int(),
-    chunks: z.number().int(),
-    bytes: z.number().int(),
-    tags: z.number().int(),
-    last_updated_at: z.string().nullable(),
-  }),
+  output: () =>
+    z.looseObject({
+      brain_id: z.string(),
+      brain_slug: z.string(),
+      documents: z.number().int(),
+      deleted_documents: z.number().int(),
+      versions: z.number().int(),
+      chunks: z.number().int(),
+      bytes: z.number().int(),
+      tags: z.number().int(),
+      last_updated_at: z.string().nullable(),
+    }),
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.stats(ctx.caller, args),
   summary: (s) =>

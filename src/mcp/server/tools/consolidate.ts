@@ -1,7 +1,6 @@
 /** @module memory_consolidate. */
-import { consolidate, type ConsolidationReport } from "../../../core/sessions/consolidate.ts";
+import type { ConsolidationReport } from "../../../core/sessions/consolidate.ts";
 import { ConsolidateInput } from "../../../core/sessions/session_schemas.ts";
-import { ConsolidateOutputSchema } from "../output_schemas.ts";
 import { defineTool } from "../tool.ts";
 
 /** A one-paragraph account of a consolidation report (tool text and CLI output). */
@@ -27,20 +26,23 @@ export const memoryConsolidate = defineTool({
   description:
     "One consolidation pass over a brain: compiles /memory/<scope>/facts.md and /memory/agent/episodes.md, promotes facts seen in several sessions to /memory/global/stable/, retires superseded ones and soft-deletes episodes past the configured age. dry_run only reports. Fails with conflict (retryable) while another pass runs.",
   input: ConsolidateInput,
-  output: ConsolidateOutputSchema,
+  output: (o) => o.ConsolidateOutputSchema,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,
     idempotentHint: true,
     openWorldHint: false,
   },
-  run: async (ctx, args) => ({
-    result: await consolidate({ service: ctx.service, locks: ctx.locks }, ctx.caller, {
-      brain: args.brain,
-      dryRun: args.dry_run,
-      settings: ctx.consolidate,
-    }),
-  }),
+  run: async (ctx, args) => {
+    const { consolidate } = await import("../../../core/sessions/consolidate.ts");
+    return {
+      result: await consolidate({ service: ctx.service, locks: ctx.locks }, ctx.caller, {
+        brain: args.brain,
+        dryRun: args.dry_run,
+        settings: ctx.consolidate,
+      }),
+    };
+  },
   summary: (r: { result: ConsolidationReport }) => consolidationSummary(r.result),
   brainOf: (r: { result: ConsolidationReport }) => r.result.brain_id,
 });

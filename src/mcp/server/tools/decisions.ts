@@ -1,7 +1,6 @@
 /** @module memory_decisions: the decisions a brain records, cited. */
 import type { DecisionsResult } from "../../../core/synthesis/decisions.ts";
 import { DecisionsInput } from "../../../core/synthesis/synthesis_schemas.ts";
-import { DecisionsOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
 /** Decisions recorded in memory, optionally about a topic. */
@@ -12,7 +11,7 @@ export const memoryDecisions = defineTool({
   description:
     'Decisions recorded in memory ("we decided…", "agreed…", "going with…", "Decision:", a Decisions section), all or only those about query, each with a verbatim citation. With query, the best passages go to the configured model (else rules); without, every document is read by rule, newest first.',
   input: DecisionsInput,
-  output: DecisionsOutputSchema,
+  output: (o) => o.DecisionsOutputSchema,
   annotations: { ...READ_ONLY, idempotentHint: false },
   run: async (ctx, args) =>
     (await import("../../../core/synthesis/decisions.ts")).decisions(ctx, ctx.caller, args, {

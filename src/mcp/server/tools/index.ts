@@ -1,4 +1,7 @@
-/** @module The memory tool catalogue, in listing order. */
+/**
+ * @module The memory tool catalogue, in listing order. Handlers that need more than the memory
+ * service import it on their first call (`await import`), so an idle server never loads them.
+ */
 import type { ToolDef } from "../tool.ts";
 import { memoryBacklinks, memoryStats, memoryTags, memoryTimeline } from "./browse.ts";
 import { memoryCreateBrain, memoryListBrains, memoryReindex } from "./brains.ts";

@@ -3,27 +3,26 @@ import { z } from "zod";
 import { EngramError } from "../../../core/errors.ts";
 import { brain } from "../../../core/schemas.ts";
 import { FORMATS } from "../../../ingest/formats.ts";
-import { ingestFile } from "../../../ingest/ingest_file.ts";
-import { ingestUrl } from "../../../ingest/ingest_url.ts";
 import type { IngestContext } from "../../../ingest/context.ts";
 import type { IngestResponse } from "../../../core/types.ts";
-import { WarningsSchema } from "../output_schemas.ts";
+import type { OutputSchemas } from "../output_schemas.ts";
 import { ADDITIVE, defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
 import { warningLines } from "./documents.ts";
 
-const IngestResponseSchema = z.looseObject({
-  status: z.enum(["completed", "queued"]).optional(),
-  job_id: z.string().optional(),
-  document_id: z.string(),
-  path: z.string(),
-  hash: z.string(),
-  chunk_count: z.number().int().min(0),
-  embedded_count: z.number().int().min(0),
-  duration_ms: z.number().int().min(0),
-  reused: z.boolean(),
-  /** What reading the file could not take as written (front matter), when there is some. */
-  warnings: WarningsSchema.optional(),
-});
+const ingestResponse = (o: OutputSchemas) =>
+  z.looseObject({
+    status: z.enum(["completed", "queued"]).optional(),
+    job_id: z.string().optional(),
+    document_id: z.string(),
+    path: z.string(),
+    hash: z.string(),
+    chunk_count: z.number().int().min(0),
+    embedded_count: z.number().int().min(0),
+    duration_ms: z.number().int().min(0),
+    reused: z.boolean(),
+    /** What reading the file could not take as written (front matter), when there is some. */
+    warnings: o.WarningsSchema.optional(),
+  });
 
 function ingestContext(ctx: ToolContext): IngestContext {
   if (!ctx.ingest) {
@@ -55,10 +54,11 @@ export const memoryIngestFile = defineTool({
     brain,
     as: z.enum(FORMATS).optional().describe("Format; else from the extension"),
   }),
-  output: IngestResponseSchema,
+  output: ingestResponse,
   annotations: ADDITIVE,
   run: async (ctx, args) => {
     const ingest = ingestContext(ctx);
+    const { ingestFile } = await import("../../../ingest/ingest_file.ts");
     const r = await ingestFile(ctx.service, ctx.caller, {
       path: args.path,
       brain: args.brain,
@@ -85,10 +85,11 @@ export const memoryIngestUrl = defineTool({
     url: z.url().max(8192),
     brain,
   }),
-  output: z.looseObject({ path: z.literal("server"), result: IngestResponseSchema }),
+  output: (o) => z.looseObject({ path: z.literal("server"), result: ingestResponse(o) }),
   annotations: { ...ADDITIVE, openWorldHint: true },
   run: async (ctx, args) => {
     const ingest = ingestContext(ctx);
+    const { ingestUrl } = await import("../../../ingest/ingest_url.ts");
     const result = await ingestUrl(ctx.service, ctx.caller, {
       url: args.url,
       brain: args.brain,
@@ -112,17 +113,18 @@ export const memoryJob = defineTool({
     job_id: z.string().min(1).max(128),
     wait_ms: z.number().int().min(0).max(60_000).default(0),
   }),
-  output: z.looseObject({
-    id: z.string(),
-    kind: z.string(),
-    status: z.enum(["queued", "running", "completed", "failed"]),
-    attempts: z.number().int(),
-    result: z.record(z.string(), z.unknown()).nullable(),
-    error: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    finished_at: z.string().nullable(),
-  }),
+  output: () =>
+    z.looseObject({
+      id: z.string(),
+      kind: z.string(),
+      status: z.enum(["queued", "running", "completed", "failed"]),
+      attempts: z.number().int(),
+      result: z.record(z.string(), z.unknown()).nullable(),
+      error: z.string().nullable(),
+      created_at: z.string(),
+      updated_at: z.string(),
+      finished_at: z.string().nullable(),
+    }),
   annotations: READ_ONLY,
   run: async (ctx, args) => {
     const job = ctx.jobs

@@ -2,7 +2,6 @@
 import type { MeetingResult } from "../../../core/synthesis/meetings.ts";
 import { actionItemText } from "../../../core/synthesis/item_text.ts";
 import { MeetingInput } from "../../../core/synthesis/synthesis_schemas.ts";
-import { MeetingOutputSchema } from "../output_schemas.ts";
 import { defineTool } from "../tool.ts";
 
 /** Attendees, decisions, action items and open questions of a meeting. */
@@ -14,7 +13,7 @@ export const memoryMeetingExtract = defineTool({
   description:
     "Turn meeting notes or a transcript (content, or document: a stored document's id or path) into title, date, attendees, decisions, action items (owner, due) and open questions, by the configured model, else by rule. store: true (write tier) also saves it under /memory/project/meetings/, linked to its source.",
   input: MeetingInput,
-  output: MeetingOutputSchema,
+  output: (o) => o.MeetingOutputSchema,
   annotations: {
     readOnlyHint: false,
     destructiveHint: false,

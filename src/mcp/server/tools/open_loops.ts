@@ -2,7 +2,6 @@
 import type { OpenLoop, OpenLoopsResult } from "../../../core/synthesis/open_loops.ts";
 import { ownerAndDue } from "../../../core/synthesis/item_text.ts";
 import { OpenLoopsInput } from "../../../core/synthesis/synthesis_schemas.ts";
-import { OpenLoopsOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
 /** Lines of the text summary. */
@@ -16,7 +15,7 @@ export const memoryOpenLoops = defineTool({
   description:
     'What is still open: unchecked tasks (- [ ], TODO, follow-ups, action items), questions never answered later in the document, and commitments ("I\'ll…", "waiting on…"), newest first, with path, line, owner, due and first_seen. An item closes when a later version checks it off or answers it (include_closed shows those). since: a time, a date or an age (7d).',
   input: OpenLoopsInput,
-  output: OpenLoopsOutputSchema,
+  output: (o) => o.OpenLoopsOutputSchema,
   annotations: READ_ONLY,
   run: async (ctx, args) =>
     (await import("../../../core/synthesis/open_loops.ts")).openLoops(ctx, ctx.caller, args),

@@ -1,7 +1,6 @@
 /** @module memory_pack: a cited bundle of what memory holds, within a token budget. */
 import type { PackResult } from "../../../core/synthesis/pack.ts";
 import { PackInput } from "../../../core/synthesis/synthesis_schemas.ts";
-import { PackOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
 /** Pack what memory holds about something into a token budget. */
@@ -12,7 +11,7 @@ export const memoryPack = defineTool({
   description:
     "Pack what memory holds into a compact, cited bundle within budget_tokens (default 4000, cl100k_base): the passages most relevant to query first (or the documents in paths/ids; with neither, the most recently changed), without repeats, each headed by its path.",
   input: PackInput,
-  output: PackOutputSchema,
+  output: (o) => o.PackOutputSchema,
   annotations: READ_ONLY,
   // The core module (and the tokenizer it loads) is imported on first use, not at start-up.
   run: async (ctx, args) =>

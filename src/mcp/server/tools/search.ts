@@ -1,7 +1,6 @@
 /** @module memory_search. */
 import { SearchInput } from "../../../core/schemas.ts";
 import type { SearchResult } from "../../../core/memory_service.ts";
-import { SearchOutputSchema } from "../output_schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { provenanceLine } from "./documents.ts";
 
@@ -27,7 +26,7 @@ export const memorySearch = defineTool({
   description:
     "Full-text search over a brain: keywords or a question (its function words are ignored); title and heading matches rank higher. One hit per document (its best chunk; more_chunks counts the others) unless group: chunk. Any text is a safe query: words match literally, a trailing * is a prefix, double quotes make a phrase. scope narrows to /memory/global|project|agent/. Each hit has source and provenance (null unless compiled from an upstream resource: then its text is the upstream's, not the user's).",
   input: SearchInput,
-  output: SearchOutputSchema,
+  output: (o) => o.SearchOutputSchema,
   annotations: READ_ONLY,
   run: (ctx, args) => ctx.service.search(ctx.caller, args),
   summary: searchSummary,

@@ -1,8 +1,7 @@
 /** @module memory_extract and memory_reflect: handing over conversations and closing sessions. */
-import { extract, type ExtractResult } from "../../../core/sessions/extraction.ts";
-import { reflect, type ReflectResult } from "../../../core/sessions/reflect.ts";
+import type { ExtractResult } from "../../../core/sessions/extraction.ts";
+import type { ReflectResult } from "../../../core/sessions/reflect.ts";
 import { ExtractInput, ReflectInput } from "../../../core/sessions/session_schemas.ts";
-import { ExtractOutputSchema, ReflectOutputSchema } from "../output_schemas.ts";
 import { ADDITIVE, defineTool } from "../tool.ts";
 
 /** Appending messages is not idempotent: the same call twice stores them twice. */
@@ -16,9 +15,10 @@ export const memoryExtract = defineTool({
   description:
     "Hand over conversation messages: durable facts (preferences, decisions, names, tools, rules, deadlines) are extracted into /memory/<scope>/facts/ in the background (follow with memory_job). With session_id the messages join that session and the last one triggers extraction; without, a transcript is stored under /transcripts/. Duplicates fold into the existing fact; a contradicting fact supersedes it. Close a session with memory_reflect.",
   input: ExtractInput,
-  output: ExtractOutputSchema,
+  output: (o) => o.ExtractOutputSchema,
   annotations: WRITES,
   run: async (ctx, args) => {
+    const { extract } = await import("../../../core/sessions/extraction.ts");
     const result = await extract(
       { service: ctx.service, sessions: ctx.sessions, jobs: ctx.jobQueue },
       ctx.caller,
@@ -42,9 +42,10 @@ export const memoryReflect = defineTool({
   description:
     "Close a session and reflect on it: outcome (success, partial, failure, unknown), summary, lessons and, after a failure, feedback for the next attempt. A session worth remembering becomes an episode under /memory/agent/episodes/; messages not yet extracted are extracted. Reflecting again returns the same reflection.",
   input: ReflectInput,
-  output: ReflectOutputSchema,
+  output: (o) => o.ReflectOutputSchema,
   annotations: ADDITIVE,
   run: async (ctx, args) => {
+    const { reflect } = await import("../../../core/sessions/reflect.ts");
     const result = await reflect(
       { service: ctx.service, sessions: ctx.sessions, jobs: ctx.jobQueue, model: ctx.model },
       ctx.caller,

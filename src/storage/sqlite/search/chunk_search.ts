@@ -11,26 +11,12 @@
  */
 import type { Prepares } from "../database.ts";
 import { isFunctionWord, planQuery, type QueryPlan } from "../../../core/search/query_plan.ts";
-import {
-  BODY,
-  HEADINGS,
-  scoreCandidates,
-  type Scored,
-  TITLE,
-} from "../../../core/search/search_ranking.ts";
 import type { SearchHit, SearchQuery } from "../../../core/types.ts";
 import { type CandidateRow, candidates, prefixWords } from "./fts_candidates.ts";
 import { anyOf, ftsTerm, ftsWord } from "./fts_query.ts";
-import { markSpans, snippet } from "./highlights.ts";
-import { findTerms, fold, type TermPattern, termPattern, termsIn } from "./term_match.ts";
+import { rankHits } from "../../shared/search/chunk_hits.ts";
+import { fold, termPattern } from "./term_match.ts";
 import { correction, indexHolds } from "./typo_correction.ts";
-
-/** Per field, whether each searched term occurs there. */
-interface Found {
-  title: boolean[];
-  headings: boolean[];
-  body: boolean[];
-}
 
 /**
  * Ranked chunks of the query's brain and scope, at most `q.topK`. A word that no candidate holds
@@ -72,32 +58,8 @@ function rankedSearch(
     rows = candidates(db, q, { terms, phrases, unranked });
     if (rows.length > 0) break;
   }
-  const found = rows.map((r) => find(r, patterns));
-  const scored = scoreCandidates(
-    plan,
-    rows.map((r, i) => ({
-      bm25: Math.max(0, -r.rank),
-      fields: patterns.map((_, t) => fieldsOf(found[i], t)),
-    })),
-  );
-  const order = rows.map((_, i) => i);
-  const updated = (i: number) => rows[i].updated_at;
-  if (q.sort === "recency") {
-    // Stable: equal timestamps keep the SQL order (newest write first).
-    order.sort((a, b) => updated(b).localeCompare(updated(a)));
-  } else if (q.sort === "relevance_then_recency") {
-    const band = (i: number) => Number(scored[i].score.toPrecision(2));
-    order.sort((a, b) => band(b) - band(a) || updated(b).localeCompare(updated(a)));
-  } else {
-    order.sort((a, b) => scored[b].score - scored[a].score);
-  }
-  const unmatched = new Set(
-    patterns.map((_, t) => t).filter((t) => found.every((f) => fieldsOf(f, t) === 0)),
-  );
-  return {
-    hits: order.slice(0, q.topK).map((i) => toHit(rows[i], patterns, scored[i])),
-    unmatched,
-  };
+  const bm25 = rows.map((r) => Math.max(0, -r.rank));
+  return rankHits(rows, { plan, q, patterns, bm25 });
 }
 
 /**
@@ -141,46 +103,4 @@ function attempts(
     return [[required.length < each.length ? `${must} AND (${each.join(" OR ")})` : must]];
   }
   return onlyFunction && each.length > 1 ? [[each.join(" AND ")], each] : [each];
-}
-
-function find(r: CandidateRow, patterns: TermPattern[]): Found {
-  return {
-    title: termsIn(r.indexed_title, patterns),
-    headings: termsIn(r.headings, patterns),
-    body: termsIn(r.body, patterns),
-  };
-}
-
-function fieldsOf(f: Found, term: number): number {
-  return (f.title[term] ? TITLE : 0) | (f.headings[term] ? HEADINGS : 0) |
-    (f.body[term] ? BODY : 0);
-}
-
-/** The hit as returned, its highlights made now that it is returned. */
-function toHit(r: CandidateRow, patterns: TermPattern[], s: Scored): SearchHit {
-  const highlights: string[] = [];
-  const title = findTerms(r.title, patterns);
-  if (title.length > 0) highlights.push(markSpans(r.title, title));
-  const body = snippet(r.body, findTerms(r.body, patterns));
-  if (body !== null) highlights.push(body);
-  return {
-    score: round(s.score),
-    path: r.path,
-    content: r.body,
-    document_id: r.document_id,
-    chunk_id: r.chunk_id,
-    title: r.title,
-    brain_id: r.brain_id,
-    metadata: JSON.parse(r.metadata),
-    highlights,
-    heading_path: r.headings ? r.headings.split(" › ") : [],
-    updated_at: r.updated_at,
-    component_scores: Object.fromEntries(
-      Object.entries(s.components).map(([k, v]) => [k, round(v)]),
-    ),
-  };
-}
-
-function round(n: number): number {
-  return Math.round(n * 1e6) / 1e6;
 }

@@ -23,6 +23,7 @@ import { SCOPE_PREFIX } from "../../../core/limits.ts";
 import type { SearchQuery } from "../../../core/types.ts";
 import { indexForm } from "./term_match.ts";
 import { isFunctionWord } from "../../../core/search/query_plan.ts";
+import type { ChunkTexts } from "../../shared/search/chunk_hits.ts";
 
 /** BM25 column weights: title, headings, body. A title match outranks a body match. */
 const BM25_WEIGHTS = [5.0, 2.5, 1.0] as const;
@@ -46,18 +47,8 @@ const MIN_POOL = 40;
 const OVERFETCH = 4;
 
 /** A candidate chunk with its texts; `rank` is FTS5's (negated weighted BM25). */
-export interface CandidateRow {
+export interface CandidateRow extends ChunkTexts {
   rank: number;
-  chunk_id: string;
-  document_id: string;
-  indexed_title: string;
-  headings: string;
-  body: string;
-  title: string;
-  path: string;
-  metadata: string;
-  updated_at: string;
-  brain_id: string;
 }
 
 const COLUMNS = `c.id AS chunk_id, c.document_id, c.title AS indexed_title, c.headings, c.body,
