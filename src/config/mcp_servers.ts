@@ -197,7 +197,7 @@ export const StdioServerSchema = z.strictObject({
 });
 
 /** A `${VAR}` reference and nothing else: how a secret is written in the config file. */
-const SECRET_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+export const SECRET_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 
 /** One OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\`). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -354,9 +354,14 @@ export function expandReferences(
   return { value: expanded, missing };
 }
 
+/** The variables `value` refers to, in order (an escaped `$${VAR}` is no reference). */
+export function referencedVariables(value: string): string[] {
+  return [...value.matchAll(REFERENCE)].filter((m) => !m[0].startsWith("$$")).map((m) => m[1]);
+}
+
 /** Whether a value refers to at least one `${VAR}`. */
 function hasReference(value: string): boolean {
-  return [...value.matchAll(REFERENCE)].some((m) => !m[0].startsWith("$$"));
+  return referencedVariables(value).length > 0;
 }
 
 /** Key names that say they hold a secret: whole words of `_`/`-` separated names (not GIT_AUTHOR_NAME). */

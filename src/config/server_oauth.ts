@@ -2,6 +2,7 @@
  * @module The `server.oauth` and `server.trusted_proxies` settings (docs/configuration.md#server):
  * engram serve as an OAuth authorization server, and which peers may name the client's address.
  */
+import { isLoopbackHost } from "../core/loopback.ts";
 import { z } from "zod";
 import { wholeNumber } from "./number_setting.ts";
 
@@ -39,13 +40,6 @@ export const TrustedProxiesSchema = z.array(
   }),
 ).default([]).describe("Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs)");
 
-/** Whether a URL host (IPv6 bracketed) is a loopback address or a `localhost` name. */
-function isLoopbackName(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  return h === "localhost" || h.endsWith(".localhost") || h === "::1" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /**
  * Why `server.oauth.enabled: true` cannot work with this `public_url`, naming the fix; null when it
  * can. The issuer must be an https origin (http only on a loopback host): tokens and codes travel
@@ -56,7 +50,7 @@ export function oauthPublicUrlProblem(publicUrl: string | undefined): string | n
     return "needs server.public_url, the https URL clients reach engram at (e.g. https://memory.example.com); see docs/connectors.md";
   }
   const url = new URL(publicUrl);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackName(url.hostname))) {
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
     return `needs an https server.public_url, not ${publicUrl} (http only on a loopback host such as http://127.0.0.1:8787); put engram behind a proxy that terminates TLS (docs/http.md#behind-a-proxy)`;
   }
   if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {

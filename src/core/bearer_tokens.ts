@@ -2,11 +2,9 @@
  * @module Bearer tokens for the HTTP transport: minted once, kept only as a SHA-256 hash, and
  * checked in constant time. A token grants a client id, a tier and the brains it may touch.
  */
-import { Buffer } from "node:buffer";
-import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { EngramError } from "./errors.ts";
-import { sha256Hex } from "./hash.ts";
+import { randomSecret, sameSha256Hex, sha256Hex } from "./hash.ts";
 import { newId } from "./ids.ts";
 import type { BrainStore } from "./ports/brain_store.ts";
 import type { ListedToken, StoredToken, TokenRecord, TokenStore } from "./ports/token_store.ts";
@@ -153,7 +151,7 @@ export class TokenService {
     const row = await this.#store.findTokenByHash(hash);
     // The index lookup already matched; comparing again in constant time keeps the decision itself
     // free of data-dependent timing, whatever the database's comparison does.
-    if (!row || !sameHash(row.token_hash, hash) || row.revoked_at !== null) return null;
+    if (!row || !sameSha256Hex(row.token_hash, hash) || row.revoked_at !== null) return null;
     if (row.expires_at !== null && Date.parse(row.expires_at) <= this.#now().getTime()) return null;
     if (row.audience !== null && row.audience !== options.audience) return null;
     await this.#touch(row);
@@ -229,12 +227,5 @@ export function displayPrefix(token: string): string {
 
 /** A new token: `egt_` and 32 random bytes from Web Crypto, base64url without padding. */
 export function mintToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return TOKEN_PREFIX + Buffer.from(bytes).toString("base64url");
-}
-
-function sameHash(storedHex: string, computedHex: string): boolean {
-  const a = Buffer.from(storedHex, "hex");
-  const b = Buffer.from(computedHex, "hex");
-  return a.length === 32 && b.length === 32 && timingSafeEqual(a, b);
+  return TOKEN_PREFIX + randomSecret();
 }

@@ -143,7 +143,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // Supervisors probe by address; these two say nothing, so they skip the Host check.
     if (path === "/healthz") return healthz();
     if (path === "/readyz") return readyz(options.ready);
-    const answered = await oauth?.handle(req, { info, policy });
+    const answered = await oauth?.handle(req, { info, policy, path });
     if (answered) return answered;
     const own = isConsolePath(path) ? consoleOrigin(req, options.settings) : undefined;
     const refused = checkOriginHost(req, policy, { ownOrigin: own });

@@ -106,8 +106,11 @@ export function versionRejection(
   } as JSONRPCMessage;
 }
 
-/** Reads the body as text, or null once it grows past `maxBytes` (declared or actual). */
-async function readCapped(req: Request, maxBytes: number): Promise<string | null> {
+/**
+ * Reads the body as text, or null once it grows past `maxBytes` (declared or actual): checked as it
+ * streams, so a client cannot make engram hold more. The JSON-RPC and OAuth endpoints share it.
+ */
+export async function readCapped(req: Request, maxBytes: number): Promise<string | null> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await req.body?.cancel().catch(() => {});

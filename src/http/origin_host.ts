@@ -1,4 +1,5 @@
 /** @module DNS-rebinding protection: the Origin and Host headers every request must pass. */
+import { isLoopbackHost } from "../core/loopback.ts";
 import { jsonError } from "./responses.ts";
 
 /** Which Origin and Host values a server accepts. */
@@ -15,13 +16,6 @@ export interface OriginHostPolicy {
 
 /** Distinct Host/Origin values remembered at most; a flood of new ones only clears the memo. */
 const SEEN_LIMIT = 256;
-
-/** Whether a host name (no port; IPv6 bracketed or not) is a loopback address or `localhost`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  return h === "localhost" || h.endsWith(".localhost") || h === "::1" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 /** The policy for a listen address and the configured allowlists. */
 export function originHostPolicy(

@@ -11,6 +11,8 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 export * from "@modelcontextprotocol/sdk/types.js";
+// No engram module uses the SDK's Server any more (session/session_server.ts took its place); it
+// stays for the architecture test's canary on how the bare SDK answers bad params.
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 export { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"

@@ -8,7 +8,7 @@ import type { StorageHealth } from "../../core/ports/storage.ts";
 import type { Tier } from "../../core/types.ts";
 import { createHttpApp } from "../../http/app.ts";
 import { anonymousVerifier } from "../../http/auth.ts";
-import { isLoopbackHost } from "../../http/origin_host.ts";
+import { isLoopbackHost } from "../../core/loopback.ts";
 import { serveHttp } from "../../http/serve_http.ts";
 import { VERSION } from "../../version.ts";
 import { type CommandSpec, configFlags, parseOrHelp } from "../args.ts";

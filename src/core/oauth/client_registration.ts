@@ -4,6 +4,7 @@
  * authorization-code grant (with refresh tokens); a token-endpoint auth method engram supports.
  * The `client_name` is the client's own text: kept as given (bounded), never an identifier.
  */
+import { isLoopbackHost } from "../loopback.ts";
 import { z } from "zod";
 import type { OAuthGrantType } from "../ports/oauth_store.ts";
 import { OAuthError, type TokenEndpointAuthMethod } from "./authorization_types.ts";
@@ -36,13 +37,6 @@ const Metadata = z.looseObject({
   grant_types: z.array(z.string()).optional(),
   response_types: z.array(z.string()).optional(),
 });
-
-/** Whether a URL host (IPv6 bracketed) is a loopback address or a `localhost` name. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  return h === "localhost" || h.endsWith(".localhost") || h === "::1" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 /** Why `uri` cannot be a redirect URI, or null: https, or http on a loopback host; no fragment. */
 export function redirectUriProblem(uri: string): string | null {

@@ -4,9 +4,7 @@
  * compared in constant time. The prefixes make a leaked one recognisable, as `egt_` does for
  * access tokens.
  */
-import { Buffer } from "node:buffer";
-import { timingSafeEqual } from "node:crypto";
-import { sha256Hex } from "../hash.ts";
+import { randomSecret, sameSha256Hex, sha256Hex } from "../hash.ts";
 
 /** The prefix of each kind of secret. */
 export const SECRET_PREFIX = {
@@ -17,8 +15,7 @@ export const SECRET_PREFIX = {
 
 /** A new secret: the prefix and 32 random bytes, base64url without padding. */
 export function mintSecret(kind: keyof typeof SECRET_PREFIX): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return SECRET_PREFIX[kind] + Buffer.from(bytes).toString("base64url");
+  return SECRET_PREFIX[kind] + randomSecret();
 }
 
 /** The SHA-256 a secret is stored and looked up by. */
@@ -28,7 +25,5 @@ export function hashSecret(secret: string): string {
 
 /** Whether `secret` hashes to `storedHash`, compared in constant time. */
 export function secretMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(secret), "hex");
-  const b = Buffer.from(storedHash, "hex");
-  return a.length === 32 && b.length === 32 && timingSafeEqual(a, b);
+  return sameSha256Hex(hashSecret(secret), storedHash);
 }

@@ -5,8 +5,7 @@
  * and the session's CSRF token. A restart signs everyone out; behind a load balancer a session
  * lives on the node that opened it.
  */
-import { Buffer } from "node:buffer";
-import { sha256Hex } from "../../core/hash.ts";
+import { randomSecret, sha256Hex } from "../../core/hash.ts";
 
 /** One signed-in browser. */
 export interface ConsoleSession {
@@ -25,11 +24,6 @@ export interface ConsoleSession {
 export const SESSION_MAX_MS = 12 * 60 * 60 * 1000;
 /** Sessions kept at most in all; the oldest one goes first. */
 const SESSIONS_KEPT = 10_000;
-
-/** 32 random bytes, base64url: a cookie secret, a CSRF token or a session id's tail. */
-export function randomSecret(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-}
 
 /** The console's session table. */
 export class ConsoleSessions {

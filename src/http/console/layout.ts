@@ -96,3 +96,16 @@ export function notice(kind: "info" | "error", text: HtmlValue): SafeHtml {
 export function when(iso: string | null | undefined): string {
   return iso ? iso.slice(0, 16).replace("T", " ") : "";
 }
+
+/** A table of plain cells under a row of column headers; nothing when there are no rows. */
+export function dataTable(heads: readonly string[], rows: readonly HtmlValue[][]): SafeHtml | "" {
+  if (!rows.length) return "";
+  return markup`
+        <table>
+          <thead>
+            <tr>${heads.map((h) => markup`<th scope="col">${h}</th>`)}</tr>
+          </thead>
+          <tbody>${rows.map((r) => markup`<tr>${r.map((c) => markup`<td>${c}</td>`)}</tr>`)}</tbody>
+        </table>
+      `;
+}

@@ -13,7 +13,7 @@ import type {
   UpstreamServerView,
 } from "./console_deps.ts";
 import { markup, type SafeHtml, seg } from "./html.ts";
-import { notice, when } from "./layout.ts";
+import { dataTable, notice, when } from "./layout.ts";
 import { NO_STATUS, upstreamEvent } from "./watch_events.ts";
 
 /** The upstream servers page. */
@@ -99,70 +99,18 @@ ${
     report.dropped_rows ? `; ${report.dropped_rows} audit row(s) dropped` : ""
   }.</p>
 ${
-    report.lines.length
-      ? markup`
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Kind</th>
-              <th scope="col">Name</th>
-              <th scope="col">Client</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Errors</th>
-              <th scope="col">p50 ms</th>
-              <th scope="col">p95 ms</th>
-            </tr>
-          </thead>
-          <tbody>${
-        report.lines.map((l) =>
-          markup`
-              <tr>
-                <td>${l.kind}</td>
-                <td>${l.name}</td>
-                <td>${l.client_id}</td>
-                <td>${l.calls}</td>
-                <td>${l.errors}</td>
-                <td>${l.p50_ms}</td>
-                <td>${l.p95_ms}</td>
-              </tr>
-            `
-        )
-      }</tbody>
-        </table>
-      `
-      : ""
+    dataTable(
+      ["Kind", "Name", "Client", "Calls", "Errors", "p50 ms", "p95 ms"],
+      report.lines.map((l) => [l.kind, l.name, l.client_id, l.calls, l.errors, l.p50_ms, l.p95_ms]),
+    )
   }
 <h3>Upstream traffic</h3>
 <p>${report.upstream.calls} call(s), ${report.upstream.errors} error(s).</p>
 ${
-    report.upstream.servers.length
-      ? markup`
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Server</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Errors</th>
-              <th scope="col">p50 ms</th>
-              <th scope="col">p95 ms</th>
-            </tr>
-          </thead>
-          <tbody>${
-        report.upstream.servers.map((s) =>
-          markup`
-              <tr>
-                <td>${s.server}</td>
-                <td>${s.calls}</td>
-                <td>${s.errors}</td>
-                <td>${s.p50_ms}</td>
-                <td>${s.p95_ms}</td>
-              </tr>
-            `
-        )
-      }</tbody>
-        </table>
-      `
-      : ""
+    dataTable(
+      ["Server", "Calls", "Errors", "p50 ms", "p95 ms"],
+      report.upstream.servers.map((s) => [s.server, s.calls, s.errors, s.p50_ms, s.p95_ms]),
+    )
   }
 <h3>Operator actions</h3>
 ${

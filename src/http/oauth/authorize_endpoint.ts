@@ -14,7 +14,8 @@ import {
 import type { AddressLimiter } from "./address_limiter.ts";
 import { consentPage, errorPage, pageHeaders, REQUEST_FIELDS } from "./consent_page.ts";
 import type { ConsentCsrf } from "./csrf.ts";
-import { mediaType, parseForm, readCappedText } from "./oauth_responses.ts";
+import { readCapped } from "../jsonrpc_body.ts";
+import { mediaType, parseForm } from "./oauth_responses.ts";
 
 /** What /authorize works with. */
 export interface AuthorizeDeps {
@@ -65,7 +66,7 @@ export async function authorizePost(
   if (mediaType(req) !== "application/x-www-form-urlencoded") {
     return page(415, "the consent form must be posted as application/x-www-form-urlencoded");
   }
-  const text = await readCappedText(req, MAX_FORM_BYTES);
+  const text = await readCapped(req, MAX_FORM_BYTES);
   if (text === null) return page(413, `the consent form is larger than ${MAX_FORM_BYTES} bytes`);
   const parsed = parseForm(text);
   if ("duplicate" in parsed) return page(400, `the field ${parsed.duplicate} was given twice`);

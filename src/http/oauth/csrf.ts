@@ -5,6 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import { timingSafeEqual } from "node:crypto";
+import { randomSecret } from "../../core/hash.ts";
 
 /** How long a consent page may be answered. */
 export const CONSENT_TTL_MS = 10 * 60 * 1000;
@@ -41,7 +42,7 @@ export class ConsentCsrf {
 
   /** A fresh nonce and the `Set-Cookie` value that gives it to the browser. */
   newNonce(): { nonce: string; setCookie: string } {
-    const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+    const nonce = randomSecret();
     const attrs = [
       `${csrfCookieName(this.#secure)}=${nonce}`,
       "Path=/",

@@ -38,10 +38,13 @@ export interface OAuthEndpointsOptions {
 export interface OAuthEndpoints {
   /** engram's public origin, whose pages (the consent form) pass the Origin check. */
   origin: string;
-  /** The answer for an OAuth path, or null when the path is not one of them. */
+  /**
+   * The answer for an OAuth path, or null when the path is not one of them. `path` is the request
+   * URL's pathname, which the app has already parsed for every request.
+   */
   handle(
     req: Request,
-    o: { info?: Deno.ServeHandlerInfo; policy: OriginHostPolicy },
+    o: { info?: Deno.ServeHandlerInfo; policy: OriginHostPolicy; path: string },
   ): Promise<Response | null>;
 }
 
@@ -101,8 +104,7 @@ export function createOAuthEndpoints(options: OAuthEndpointsOptions): OAuthEndpo
 
   return {
     origin: new URL(issuer).origin,
-    handle(req, { info, policy }) {
-      const path = new URL(req.url).pathname;
+    handle(req, { info, policy, path }) {
       switch (path) {
         case OAUTH_PATHS.metadata:
           return crossOrigin(req, {

@@ -1,6 +1,6 @@
 /**
  * @module What the OAuth endpoints answer with: JSON bodies and RFC 6749 §5.2 errors that are never
- * cached, CORS for browser-based clients, and request bodies read under a byte cap.
+ * cached, CORS for browser-based clients, and form bodies (read under `readCapped`'s byte cap).
  */
 import { OAuthError, type OAuthErrorCode } from "../../core/oauth/authorization_types.ts";
 
@@ -70,39 +70,6 @@ export function methodNotAllowed(methods: readonly string[]): Response {
 /** The media type of a request, lowercased, without parameters. */
 export function mediaType(req: Request): string {
   return (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-}
-
-/**
- * The request body as text, or null when it is larger than `maxBytes` (checked as it streams, so a
- * client cannot make engram hold more).
- */
-export async function readCappedText(req: Request, maxBytes: number): Promise<string | null> {
-  const declared = Number(req.headers.get("content-length") ?? "");
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await req.body?.cancel().catch(() => {});
-    return null;
-  }
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /**

@@ -3,14 +3,9 @@
  * metadata in, the registered client out, rate-limited per remote address.
  */
 import type { AuthorizationServer } from "../../core/oauth/authorization_types.ts";
+import { readCapped } from "../jsonrpc_body.ts";
 import type { AddressLimiter } from "./address_limiter.ts";
-import {
-  fromOAuthError,
-  mediaType,
-  oauthErrorJson,
-  oauthJson,
-  readCappedText,
-} from "./oauth_responses.ts";
+import { fromOAuthError, mediaType, oauthErrorJson, oauthJson } from "./oauth_responses.ts";
 
 /** The largest registration document accepted. */
 const MAX_REGISTRATION_BYTES = 16 * 1024;
@@ -37,7 +32,7 @@ export async function registerEndpoint(
   if (mediaType(req) !== "application/json") {
     return oauthErrorJson("invalid_client_metadata", "the registration must be application/json");
   }
-  const text = await readCappedText(req, MAX_REGISTRATION_BYTES);
+  const text = await readCapped(req, MAX_REGISTRATION_BYTES);
   if (text === null) {
     return oauthErrorJson(
       "invalid_client_metadata",

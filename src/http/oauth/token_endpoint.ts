@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { AuthorizationServer, TokenRequest } from "../../core/oauth/authorization_types.ts";
+import { readCapped } from "../jsonrpc_body.ts";
 import type { AddressLimiter } from "./address_limiter.ts";
 import {
   fromOAuthError,
@@ -12,7 +13,6 @@ import {
   oauthErrorJson,
   oauthJson,
   parseForm,
-  readCappedText,
 } from "./oauth_responses.ts";
 
 /** The largest token request body accepted. */
@@ -65,7 +65,7 @@ export async function tokenEndpoint(
       "the token request must be application/x-www-form-urlencoded",
     );
   }
-  const text = await readCappedText(req, MAX_TOKEN_BODY_BYTES);
+  const text = await readCapped(req, MAX_TOKEN_BODY_BYTES);
   if (text === null) {
     return oauthErrorJson("invalid_request", `the body is over ${MAX_TOKEN_BODY_BYTES} bytes`, {
       status: 413,

@@ -8,6 +8,7 @@ import {
   literalSecretPaths,
   type McpServerConfig,
   McpServerSchema,
+  SECRET_REFERENCE,
 } from "../../config/mcp_servers.ts";
 import { EngramError } from "../../core/errors.ts";
 import { manifestDigest } from "./launch/launch_manifest.ts";
@@ -281,7 +282,5 @@ function shown(v: unknown): string {
 /** An env value in a change line: a `${VAR}` reference as written, never a literal value. */
 function envShown(v: unknown): string {
   if (v === undefined) return "(unset)";
-  return typeof v === "string" && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(v)
-    ? v
-    : "a literal value (not shown)";
+  return typeof v === "string" && SECRET_REFERENCE.test(v) ? v : "a literal value (not shown)";
 }

@@ -1,6 +1,9 @@
 /** @module A newline-delimited JSON-RPC transport over Deno's stdin/stdout that answers malformed input. */
-import type { Transport } from "./session/mcp_protocol.ts";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "./session/mcp_protocol.ts";
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type Transport,
+} from "./session/mcp_protocol.ts";
 import { unrepresentableId, unrepresentableIdMessage } from "../request_id.ts";
 import { PROTOCOL_VERSION } from "../../version.ts";
 import { wireMessage } from "./mcp_errors.ts";

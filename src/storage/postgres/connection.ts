@@ -204,7 +204,7 @@ export class PostgresConnection implements UnitOfWork {
   }
 
   /**
-   * Marks the caller's transaction as changing `topic` (`documents`, `brains`, `tokens`): its
+   * Marks the caller's transaction as changing `topic` (`documents`, `brains`): its
    * commit hooks hear of it, and the local listeners once it committed. Call inside `write`.
    */
   touched(topic: string): void {

@@ -2,11 +2,12 @@
  * @module Changes announced across nodes through PostgreSQL's LISTEN/NOTIFY: what SQLite learns
  * from `data_version` and the timeline poll (docs/architecture.md#postgresql-notifications).
  *
- * Every transaction that changed something a node caches or watches (`documents`, `brains`,
- * `tokens`: the topics the ports mark with `touched`) sends `pg_notify` on the channel
- * `engram_changes` as its last statement, so the notice goes out at the commit and never for a
- * rollback. Each node LISTENs on a connection of its own; a notice from another node moves the
- * cache stamp (the search, token and brain caches empty) and tells the watchers (the change feed
+ * Every transaction that changed something a node caches or watches (`documents`, `brains`: the
+ * topics the ports mark with `touched`; tokens are read on every request, never cached, so their
+ * writes announce nothing) sends `pg_notify` on the channel `engram_changes` as its last
+ * statement, so the notice goes out at the commit and never for a rollback. Each node LISTENs on a
+ * connection of its own; a notice from another node moves the cache stamp (the search cache
+ * empties) and tells the watchers (the change feed
  * reads the timeline at once instead of at its next poll). This node's own commits move the stamp
  * before the write returns, without waiting for their echo.
  *
@@ -29,7 +30,7 @@ const RELISTEN_MAX_MS = 5000;
 
 /** A change another node (or this one) committed. */
 export interface ChangeNotice {
-  /** What it changed (`documents`, `brains`, `tokens`…); `*` when anything may have changed. */
+  /** What it changed (`documents`, `brains`); `*` when anything may have changed. */
   topics: readonly string[];
   /** Committed by this node, another node, or unknown (missed while not listening). */
   origin: "local" | "remote" | "missed";

@@ -54,7 +54,6 @@ export class PostgresBrainStore implements BrainStore {
     return this.#conn.write(async (sql) => {
       this.#conn.touched("brains");
       this.#conn.touched("documents");
-      this.#conn.touched("tokens");
       const [{ n: documents }] = await sql<{ n: number }[]>`
         SELECT count(*) AS n FROM documents WHERE brain_id = ${brainId}`;
       // Everything else goes by ON DELETE CASCADE; locks are named after the brain id

@@ -22,7 +22,6 @@ export class PostgresTokenStore implements TokenStore {
 
   insertToken(token: StoredToken): Promise<void> {
     return this.#conn.write(async (sql) => {
-      this.#conn.touched("tokens");
       await insertToken(sql, token);
     });
   }
@@ -63,7 +62,6 @@ export class PostgresTokenStore implements TokenStore {
 
   revokeToken(id: string, at: string): Promise<{ token: TokenRecord; revokedNow: boolean } | null> {
     return this.#conn.write(async (sql) => {
-      this.#conn.touched("tokens");
       return await revokeToken(sql, id, at);
     });
   }

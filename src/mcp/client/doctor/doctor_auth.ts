@@ -10,7 +10,7 @@ import {
   loginCommand,
   needsLoginOf,
   type OAuthCheck,
-  OAuthCheckError,
+  oauthCheckErrorOf,
 } from "../oauth/oauth_errors.ts";
 
 /** The `auth` check of one remote server. */
@@ -68,7 +68,7 @@ export function oauthConnectFailure(error: unknown, server: string): OAuthConnec
       fix: `log in with: ${loginCommand(server)}`,
     };
   }
-  const refused = checkErrorOf(error);
+  const refused = oauthCheckErrorOf(error);
   if (refused) {
     return {
       kind: "refused",
@@ -77,16 +77,6 @@ export function oauthConnectFailure(error: unknown, server: string): OAuthConnec
       fix:
         `engram does not log in to an authorization server that fails its OAuth check ${refused.check}; ask the server's operator to fix it, or use a static Authorization header in the entry if the server offers one`,
     };
-  }
-  return null;
-}
-
-/** The OAuthCheckError behind `error` (itself, or a cause a few levels down), or null. */
-function checkErrorOf(error: unknown): OAuthCheckError | null {
-  let at: unknown = error;
-  for (let depth = 0; at instanceof Error && depth < 4; depth++) {
-    if (at instanceof OAuthCheckError) return at;
-    at = at.cause;
   }
   return null;
 }

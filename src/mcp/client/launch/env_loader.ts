@@ -6,6 +6,7 @@
  * names must be written literally (no `${VAR}`: that value would be engram's, unsigned). Names are
  * compared without case: Windows reads `Path` as `PATH`, npm `npm_config_*`, curl `https_proxy`.
  */
+import { referencedVariables } from "../../../config/mcp_servers.ts";
 import { fail, type LaunchCheck, pass } from "./command_rules.ts";
 
 /** One key (or, ending in `*`, every key with that prefix) and what it lets a value do. */
@@ -158,14 +159,6 @@ export function loaderKey(key: string): { entry: string; why: string } | null {
   return null;
 }
 
-/** A `${VAR}` reference as the config expands it (`$${VAR}` is a literal `${VAR}`). */
-const REFERENCE = /\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** The variables `value` refers to (escaped `$${VAR}` left out). */
-function references(value: string): string[] {
-  return [...value.matchAll(REFERENCE)].filter((m) => !m[0].startsWith("$$")).map((m) => m[1]);
-}
-
 /**
  * The `env_loader` check: every env key of the server that steers a loader or interpreter must be
  * named (exactly as written) in its `allow_env`, and a key allow_env names must hold its value
@@ -179,11 +172,11 @@ export function envLoaderCheck(
   const refused = Object.keys(server.env).filter((k) => loaderKey(k) && !allowed.has(k));
   if (refused.length === 0) {
     const referring = Object.keys(server.env).filter((k) =>
-      allowed.has(k) && references(server.env[k]).length > 0
+      allowed.has(k) && referencedVariables(server.env[k]).length > 0
     );
     if (referring.length) {
       const key = referring[0];
-      const names = references(server.env[key]).map((v) => `\${${v}}`).join(", ");
+      const names = referencedVariables(server.env[key]).map((v) => `\${${v}}`).join(", ");
       return fail("env_loader", {
         detail:
           `env ${JSON.stringify(key)} is named in allow_env but its value refers to ${names}, ` +

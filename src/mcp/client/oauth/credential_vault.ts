@@ -37,6 +37,11 @@ export class CredentialVault {
   #box: Promise<SecretBox> | null = null;
   /** Refreshes running in this process, by server and the token they replace. */
   readonly #refreshing = new Map<string, Promise<OAuthTokens | null>>();
+  /**
+   * The tokens last opened per server, by their sealed text: the SDK asks for the access token
+   * before every request, and the sealed text changes whenever the tokens do.
+   */
+  readonly #opened = new Map<string, { sealed: string; tokens: Readonly<OAuthTokens> }>();
 
   constructor(deps: VaultDeps) {
     this.store = deps.store;
@@ -69,7 +74,11 @@ export class CredentialVault {
   /** The tokens a row holds, opened; null when it holds none. */
   async tokens(row: UpstreamCredentials): Promise<OAuthTokens | null> {
     if (row.tokens === null) return null;
-    return JSON.parse(await this.#open(row, row.tokens, "tokens")) as OAuthTokens;
+    const last = this.#opened.get(row.server);
+    if (last?.sealed === row.tokens) return last.tokens;
+    const tokens = JSON.parse(await this.#open(row, row.tokens, "tokens")) as OAuthTokens;
+    this.#opened.set(row.server, { sealed: row.tokens, tokens });
+    return tokens;
   }
 
   /** The client registration a row holds, opened; null when it holds none. */

@@ -10,6 +10,7 @@
 import type { EnvSnapshot } from "../../../config/env.ts";
 import type { HttpServerConfig } from "../../../config/mcp_servers.ts";
 import { EngramError } from "../../../core/errors.ts";
+import { randomSecret } from "../../../core/hash.ts";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -91,9 +92,7 @@ export class LoginProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    const bytes = crypto.getRandomValues(new Uint8Array(32));
-    return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-      .replace(/=+$/, "");
+    return randomSecret();
   }
 
   /**

@@ -76,9 +76,22 @@ export function upstreamWords(text: string, max = 160): string {
  * callers that answer it by logging in (`engram mcp review`, the conformance driver).
  */
 export function needsLoginOf(error: unknown): NeedsLoginError | null {
+  return causeOf(error, NeedsLoginError);
+}
+
+/** The OAuthCheckError behind `error` (itself, or the cause of a failed connect), or null. */
+export function oauthCheckErrorOf(error: unknown): OAuthCheckError | null {
+  return causeOf(error, OAuthCheckError);
+}
+
+/** `error` or one of its causes a few levels down that is a `kind`, or null. */
+function causeOf<T extends Error>(
+  error: unknown,
+  kind: abstract new (...args: never[]) => T,
+): T | null {
   let at: unknown = error;
   for (let depth = 0; at instanceof Error && depth < 4; depth++) {
-    if (at instanceof NeedsLoginError) return at;
+    if (at instanceof kind) return at;
     at = at.cause;
   }
   return null;

@@ -4,7 +4,9 @@
  * sealed token moved to another row does not open. A sealed value names its key by a short digest
  * (`key_id`), so a value sealed under another key is refused as such, not as damage.
  */
+import { Buffer } from "node:buffer";
 import { EngramError } from "../../../core/errors.ts";
+import { sha256Bytes } from "../../../core/hash.ts";
 
 /** The prefix of a sealed value; the format is `aes256gcm:<key id>:<iv>:<ciphertext>` (base64url). */
 const SCHEME = "aes256gcm";
@@ -27,9 +29,7 @@ export class SecretBox {
       "encrypt",
       "decrypt",
     ]);
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", raw));
-    const keyId = [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    return new SecretBox(key, keyId);
+    return new SecretBox(key, sha256Bytes(raw).slice(0, 12));
   }
 
   /** Seals `plaintext`, bound to `context` (the server and field it belongs to). */
@@ -83,11 +83,9 @@ function encode(text: string): Uint8Array<ArrayBuffer> {
 }
 
 function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return Buffer.from(bytes).toString("base64url");
 }
 
 function unbase64url(text: string): Uint8Array<ArrayBuffer> {
-  const standard = text.replaceAll("-", "+").replaceAll("_", "/");
-  return Uint8Array.from(atob(standard), (c) => c.charCodeAt(0)) as Uint8Array<ArrayBuffer>;
+  return new Uint8Array(Buffer.from(text, "base64url"));
 }

@@ -115,14 +115,12 @@ export class PostgresOAuthStore implements OAuthStore {
   deleteClient(clientId: string): Promise<{ accessTokens: number } | null> {
     return this.#conn.write(async (sql) => {
       if (!await findClient(sql, clientId)) return null;
-      this.#conn.touched("tokens");
       return { accessTokens: await deleteClient(sql, clientId) };
     });
   }
 
   purge(times: PurgeTimes): Promise<OAuthPurged> {
     return this.#conn.write(async (sql) => {
-      this.#conn.touched("tokens");
       return await purge(sql, times);
     });
   }
@@ -161,7 +159,6 @@ export class PostgresOAuthStore implements OAuthStore {
     },
   ): Promise<void> {
     return this.#conn.write(async (sql) => {
-      this.#conn.touched("tokens");
       await sql.unsafe(
         `INSERT INTO oauth_grants (id, client_id, resource, tier, brains, tools, proof_id,
            created_at, expires_at, revoked_at)
@@ -208,7 +205,6 @@ export class PostgresOAuthStore implements OAuthStore {
     input: { grantId: string; access: StoredToken; refresh: RefreshTokenRecord },
   ): Promise<void> {
     return this.#conn.write(async (sql) => {
-      this.#conn.touched("tokens");
       await insertToken(sql, input.access);
       await insertRefresh(sql, input.refresh);
       await sql`UPDATE oauth_grants SET expires_at = greatest(expires_at, ${input.refresh.expires_at})
@@ -218,7 +214,6 @@ export class PostgresOAuthStore implements OAuthStore {
 
   revokeGrant(grantId: string, at: string): Promise<boolean> {
     return this.#conn.write(async (sql) => {
-      this.#conn.touched("tokens");
       return await revokeGrant(sql, grantId, at);
     });
   }

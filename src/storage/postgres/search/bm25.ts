@@ -10,7 +10,7 @@
  * title, 2.5 in the headings and 1 in the body, and |D| the chunk's tokens. One difference: avgdl
  * is the pool's average length, not the whole index's, which PostgreSQL does not keep.
  */
-import { findTerms, type TermPattern, TOKEN } from "../../sqlite/search/term_match.ts";
+import { findTerms, type TermPattern, TOKEN } from "../../shared/search/term_match.ts";
 
 const K1 = 1.2;
 const B = 0.75;

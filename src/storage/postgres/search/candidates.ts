@@ -17,7 +17,7 @@ import type postgres from "postgres";
 import { SCOPE_PREFIX } from "../../../core/limits.ts";
 import type { SearchQuery } from "../../../core/types.ts";
 import type { Queries } from "../connection.ts";
-import type { TsqueryText } from "./term_queries.ts";
+import { anyOf, type TsqueryText } from "./term_queries.ts";
 import type { ChunkTexts } from "../../shared/search/chunk_hits.ts";
 
 /** `ts_rank`'s weights, in its order {D, C, B, A}: body, (unused), headings, title. */
@@ -111,7 +111,8 @@ export async function candidates(
   const recency = q.sort === "recency";
   const pool = recency ? q.topK : Math.max(q.topK * POOL_PER_HIT, MIN_POOL);
   const cap = Math.floor(RANK_CAP * Math.min(1, RANK_PHRASES / Math.max(1, o.ranked.length)));
-  const match = o.terms.length === 1 ? o.terms[0] : o.terms.map((t) => `(${t})`).join(" | ");
+  // Every term here has a lexeme (attempts, term_queries.ts): the group is never null.
+  const match = anyOf(o.terms)!;
   const expr = recency || o.unranked ? match : rarer(o.terms, o.ranked, cap) ?? match;
   const params: postgres.ParameterOrJSON<never>[] = [];
   const $ = (value: postgres.ParameterOrJSON<never>) => `$${params.push(value)}`;
@@ -177,5 +178,5 @@ function rarer(terms: TsqueryText[], ranked: RankedTerm[], cap: number): Tsquery
     return n !== undefined && n > 0 && n <= cap;
   });
   if (rare.length === 0) return null;
-  return rare.length === 1 ? rare[0] : rare.map((t) => `(${t})`).join(" | ");
+  return anyOf(rare);
 }

@@ -13,7 +13,7 @@
 import { isFunctionWord, planQuery, type QueryPlan } from "../../../core/search/query_plan.ts";
 import type { SearchHit, SearchQuery } from "../../../core/types.ts";
 import { rankHits } from "../../shared/search/chunk_hits.ts";
-import { fold, type TermPattern, termPattern } from "../../sqlite/search/term_match.ts";
+import { fold, type TermPattern, termPattern } from "../../shared/search/term_match.ts";
 import type { Queries } from "../connection.ts";
 import { bm25Scores } from "./bm25.ts";
 import { type CandidateRow, candidates, type RankedTerm, termStats } from "./candidates.ts";

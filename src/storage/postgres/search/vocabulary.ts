@@ -12,7 +12,7 @@
 import type postgres from "postgres";
 import { isFunctionWord } from "../../../core/search/query_plan.ts";
 import { editDistance } from "../../../core/text/edit_distance.ts";
-import { fold, indexForm } from "../../sqlite/search/term_match.ts";
+import { fold, indexForm } from "../../shared/search/term_match.ts";
 import type { Queries } from "../connection.ts";
 
 /** Queued changes moved per drain statement (one transaction each, so a drain never holds long). */

@@ -12,8 +12,8 @@ import {
   TITLE,
 } from "../../../core/search/search_ranking.ts";
 import type { SearchHit, SearchQuery } from "../../../core/types.ts";
-import { markSpans, snippet } from "../../sqlite/search/highlights.ts";
-import { findTerms, type TermPattern, termsIn } from "../../sqlite/search/term_match.ts";
+import { markSpans, snippet } from "./highlights.ts";
+import { findTerms, type TermPattern, termsIn } from "./term_match.ts";
 
 /** The texts of a candidate chunk, as both backends' candidate rows hold them. */
 export interface ChunkTexts {

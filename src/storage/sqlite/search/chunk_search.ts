@@ -15,7 +15,7 @@ import type { SearchHit, SearchQuery } from "../../../core/types.ts";
 import { type CandidateRow, candidates, prefixWords } from "./fts_candidates.ts";
 import { anyOf, ftsTerm, ftsWord } from "./fts_query.ts";
 import { rankHits } from "../../shared/search/chunk_hits.ts";
-import { fold, termPattern } from "./term_match.ts";
+import { fold, termPattern } from "../../shared/search/term_match.ts";
 import { correction, indexHolds } from "./typo_correction.ts";
 
 /**

@@ -21,7 +21,7 @@ import type { SQLInputValue } from "node:sqlite";
 import type { Prepares } from "../database.ts";
 import { SCOPE_PREFIX } from "../../../core/limits.ts";
 import type { SearchQuery } from "../../../core/types.ts";
-import { indexForm } from "./term_match.ts";
+import { indexForm } from "../../shared/search/term_match.ts";
 import { isFunctionWord } from "../../../core/search/query_plan.ts";
 import type { ChunkTexts } from "../../shared/search/chunk_hits.ts";
 

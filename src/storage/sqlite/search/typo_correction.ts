@@ -14,7 +14,7 @@
  */
 import type { Prepares } from "../database.ts";
 import { editDistance } from "../../../core/text/edit_distance.ts";
-import { fold } from "./term_match.ts";
+import { fold } from "../../shared/search/term_match.ts";
 
 /** Letters that must be right (Lucene's prefix length). */
 const PREFIX_LENGTH = 3;
